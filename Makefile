@@ -1,0 +1,36 @@
+# Kozyr — the two commands: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint bench clean system-deps
+
+# The virtualenv is rebuilt only when pyproject.toml changes, so a second `make` is instant.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+# bubblewrap isolates uploaded bots; install it once if missing (root on Debian).
+system-deps:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  echo "installing bubblewrap"; \
+	  (apt-get update -qq && apt-get install -y -qq bubblewrap) >/dev/null 2>&1 || \
+	  echo "warning: could not install bubblewrap; sandboxed tests will fail"; }
+
+run: $(STAMP) system-deps
+	$(BIN)/arena showcase
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP) system-deps lint
+	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python bench/engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .coverage .hypothesis build *.egg-info

@@ -1,0 +1,5 @@
+"""Kozyr's arena: card-game engines, the bot protocol, the referee and the local runner.
+
+Pure Python with no Django and no sandbox imports: the platform and the sandbox are wired to it from
+outside (see ../shared/DESIGN.md, "Boundaries").
+"""

@@ -1,0 +1,139 @@
+"""Cards, decks and the seeded shuffle every game uses.
+
+A card is its text: rank then suit (``"AS"``, ``"TD"``, ``"6C"``), or ``"X"`` for a joker. Plain strings
+keep engines fast, make every action JSON as it stands, and let Burraco's two decks hold identical cards
+(hands are multisets of text).
+
+The shuffle is pinned forever: SplitMix64 feeding an unbiased Fisher–Yates. A match is a seed plus an
+action list, so a deal for a given seed must be the same on every machine and every release;
+``tests/arena/test_cards.py`` holds known seed → deal pairs that catch any accidental change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+RANKS = "AKQJT98765432"
+SUITS = "SHDC"
+JOKER = "X"
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+SEED_BITS = 64
+MAX_SEED = (1 << SEED_BITS) - 1
+_MASK = MAX_SEED
+
+
+class CardError(ValueError):
+    """A text that is not a card, or a seed that is not a 64-bit unsigned integer."""
+
+
+def rank(card: str) -> str:
+    return card[0]
+
+
+def suit(card: str) -> str:
+    """The suit letter; a joker has none (empty string)."""
+    return card[1:]
+
+
+def is_joker(card: str) -> bool:
+    return card == JOKER
+
+
+def parse_card(text: object) -> str:
+    """Validate a card's text form and return it; anything else raises CardError saying why."""
+    if not isinstance(text, str):
+        raise CardError(f"a card must be a string like 'AS' or 'X', not {type(text).__name__}")
+    if text == JOKER:
+        return text
+    if len(text) != 2:
+        raise CardError(f"bad card {text!r}: a card is a rank ({' '.join(RANKS)}) and a suit ({' '.join(SUITS)}), "
+                        f"or 'X' for a joker")
+    if text[0] not in RANKS:
+        raise CardError(f"bad card {text!r}: unknown rank {text[0]!r}; ranks are {' '.join(RANKS)}")
+    if text[1] not in SUITS:
+        raise CardError(f"bad card {text!r}: unknown suit {text[1]!r}; suits are {' '.join(SUITS)}")
+    return text
+
+
+def parse_cards(texts: object) -> list[str]:
+    """Parse a list of card texts (a JSON array from a bot, or a space-separated string)."""
+    if isinstance(texts, str):
+        texts = texts.split()
+    if not isinstance(texts, list | tuple):
+        raise CardError(f"cards must be a list of card strings, not {type(texts).__name__}")
+    return [parse_card(t) for t in texts]
+
+
+def make_deck(ranks: str, suits: str = SUITS, *, copies: int = 1, jokers: int = 0) -> tuple[str, ...]:
+    """A deck in canonical order: suits in the given order, ranks high to low, then jokers."""
+    for r in ranks:
+        if r not in RANKS:
+            raise CardError(f"unknown rank {r!r} in deck definition")
+    one = [r + s for s in suits for r in ranks]
+    return tuple(one * copies + [JOKER] * jokers)
+
+
+DECK_36 = make_deck("AKQJT9876")
+DECK_32 = make_deck("AKQJT987")  # A–7: the Bura family's 32-card option
+DECK_24 = make_deck("AKQJT9")
+DECK_32_NO_SEVENS = make_deck("AKQJT986")  # Kozel: the 36-card deck without sevens
+BURRACO_DECK = make_deck(RANKS, copies=2, jokers=4)  # 108 cards
+
+BURA_DECKS = {36: DECK_36, 32: DECK_32, 24: DECK_24}
+
+
+def check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise CardError(f"a seed must be an integer, not {type(seed).__name__}")
+    if not 0 <= seed <= MAX_SEED:
+        raise CardError(f"seed {seed} is out of range: seeds are integers from 0 to 2**64-1")
+    return seed
+
+
+class SeededRandom:
+    """SplitMix64 (Steele, Lea, Flood 2014). Tiny, fast, and specified exactly, so it never changes."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, seed: int):
+        self._state = check_seed(seed)
+
+    def next_u64(self) -> int:
+        self._state = (self._state + 0x9E3779B97F4A7C15) & _MASK
+        z = self._state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, bound: int) -> int:
+        """Uniform integer in [0, bound), without modulo bias (rejection sampling)."""
+        if bound <= 0:
+            raise ValueError("bound must be positive")
+        limit = ((1 << SEED_BITS) // bound) * bound
+        while True:
+            x = self.next_u64()
+            if x < limit:
+                return x % bound
+
+
+def derive_seed(seed: int, *labels: int) -> int:
+    """A sub-seed for an independent stream (e.g. deal number k of a match)."""
+    value = check_seed(seed)
+    for label in labels:
+        value = SeededRandom(value ^ ((label * 0xD1B54A32D192ED03) & _MASK)).next_u64()
+    return value
+
+
+def shuffled(cards: Sequence[str], seed: int) -> list[str]:
+    """Fisher–Yates from the last position down, drawing from SplitMix64(seed)."""
+    rng = SeededRandom(seed)
+    out = list(cards)
+    for i in range(len(out) - 1, 0, -1):
+        j = rng.below(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def format_cards(cards: Iterable[str]) -> str:
+    return " ".join(cards)
