@@ -1,0 +1,309 @@
+"""Players: how the referee talks to a seat, whatever is behind it.
+
+Two kinds: a built-in bot running in-process, and an external program speaking the line protocol through
+pipes. The referee only uses the small interface below (start, send, ask, close) and never trusts what
+comes back. An external program is started by a *launcher* handed in from outside (the runner wires the
+``sandbox`` package in; ``arena`` itself knows nothing of isolation).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import select
+import signal
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from arena import protocol
+from arena.protocol import ProtocolError
+
+STDERR_TAIL_LINES = 20
+STDERR_LINE_CHARS = 400
+MAX_STDOUT_BYTES = 16 * 1024 * 1024  # all a bot may write in one match; a flood ends the match for it
+
+
+class PlayerFailure(Exception):
+    """A seat misbehaved. ``verdict`` is a protocol verdict, ``code`` the precise reason."""
+
+    def __init__(self, verdict: str, code: str, detail: str):
+        super().__init__(f"{verdict} ({code}): {detail}")
+        self.verdict = verdict
+        self.code = code
+        self.detail = detail
+
+
+@dataclass
+class SeatReport:
+    """What the referee learns about a seat besides its moves."""
+
+    name: str = ""
+    stderr_tail: list[str] = field(default_factory=list)
+    stderr_bytes: int = 0
+    stdout_bytes: int = 0
+    resources: dict[str, Any] | None = None
+
+
+class Player(Protocol):
+    label: str
+
+    def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """Send the hello; return the bot's first message (the referee checks it is a valid 'ready')."""
+
+    def send(self, message: dict[str, Any], deadline: float) -> None: ...
+
+    def ask(self, request: dict[str, Any], deadline: float) -> dict[str, Any]: ...
+
+    def close(self, farewell: list[dict[str, Any]]) -> SeatReport: ...
+
+
+# ---- built-in bots ---------------------------------------------------------------------------------------
+
+class BuiltinPlayer:
+    """A trusted in-process bot. It gets exactly the observation and legal actions an external bot gets."""
+
+    def __init__(self, label: str, bot: Any, name: str):
+        self.label = label
+        self._bot = bot
+        self._name = name
+        self._report = SeatReport(name=name)
+
+    def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
+        return {"type": "ready", "name": self._name}
+
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Built-in bots read everything from their observation; events need no handling."""
+
+    def ask(self, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+        try:
+            action = self._bot.act(request["observation"], request["legal_actions"])
+        except Exception as err:  # a bug in a built-in bot must not take the referee down
+            self._report.stderr_tail = traceback.format_exception(err)[-STDERR_TAIL_LINES:]
+            raise PlayerFailure(protocol.CRASH, "exception", f"built-in bot raised {type(err).__name__}: {err}") \
+                from None
+        return {"type": "action", "id": request["id"], "action": action}
+
+    def close(self, farewell: list[dict[str, Any]]) -> SeatReport:
+        return self._report
+
+
+# ---- external programs -----------------------------------------------------------------------------------
+
+class Process(Protocol):
+    """What a launcher returns: a started program with pipes (``sandbox`` processes fit this)."""
+
+    pid: int
+    stdin: Any
+    stdout: Any
+    stderr: Any
+
+    def poll(self) -> int | None: ...
+
+    def mark_output_truncated(self) -> None: ...
+
+    def finish(self, grace_seconds: float = 0.5) -> Any: ...
+
+
+class Launcher(Protocol):
+    def __call__(self) -> Process: ...
+
+
+class _StderrTail:
+    """Drains a bot's stderr so it never blocks, keeping only the last lines (memory stays bounded)."""
+
+    def __init__(self, fd: int):
+        self._fd = fd
+        self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self.total = 0
+        self._partial = b""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"stderr-{fd}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self._fd], [], [], 0.1)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self._fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self._take(chunk)
+        if self._partial:
+            self._keep(self._partial)
+
+    def _take(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        *complete, rest = (self._partial + chunk).split(b"\n")
+        for line in complete[-STDERR_TAIL_LINES:]:
+            self._keep(line)
+        self._partial = rest[-STDERR_LINE_CHARS * 4:]
+
+    def _keep(self, line: bytes) -> None:
+        text = line.decode("utf-8", "replace").rstrip("\r")
+        self.lines.append(text if len(text) <= STDERR_LINE_CHARS else text[:STDERR_LINE_CHARS] + "…")
+
+    def stop(self) -> list[str]:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+        return list(self.lines)
+
+
+class _LineReader:
+    """Reads newline-terminated lines from a pipe with a deadline, never buffering more than one line."""
+
+    def __init__(self, fd: int, max_line: int, max_total: int):
+        self._fd = fd
+        self._max_line = max_line
+        self._max_total = max_total
+        self._buffer = bytearray()
+        self.total = 0
+
+    def read_line(self, deadline: float) -> bytes | None:
+        """The next line without its newline; None at end of file; raises TimeoutError or ProtocolError."""
+        while True:
+            newline = self._buffer.find(b"\n")
+            if newline >= 0:
+                line = bytes(self._buffer[:newline])
+                del self._buffer[:newline + 1]
+                return line
+            if len(self._buffer) >= self._max_line:
+                raise ProtocolError(protocol.LINE_TOO_LONG,
+                                    f"no newline within {self._max_line} bytes (the line limit)")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select([self._fd], [], [], remaining)
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(self._fd, min(65536, self._max_line - len(self._buffer) + 1))
+            if not chunk:
+                return None
+            self.total += len(chunk)
+            if self.total > self._max_total:
+                raise ProtocolError(protocol.OUTPUT_LIMIT, f"wrote more than {self._max_total} bytes to stdout "
+                                                           f"in one match")
+            self._buffer += chunk
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "closed its output"
+    if code < 0:
+        try:
+            return f"was killed by signal {-code} ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+class ExternalPlayer:
+    """A program speaking the protocol on stdin/stdout, started by a launcher when the match begins."""
+
+    def __init__(self, label: str, launcher: Launcher, *, max_line: int = protocol.MAX_LINE_BYTES,
+                 max_stdout: int = MAX_STDOUT_BYTES):
+        self.label = label
+        self._launcher = launcher
+        self._max_line = max_line
+        self._max_stdout = max_stdout
+        self._proc: Process | None = None
+        self._reader: _LineReader | None = None
+        self._stderr: _StderrTail | None = None
+        self._stdin_fd = -1
+        self._report = SeatReport()
+        self._truncated = False
+
+    # -- lifecycle --
+    def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
+        try:
+            self._proc = self._launcher()
+        except Exception as err:  # the launcher says why (missing interpreter, sandbox refused, …)
+            raise PlayerFailure(protocol.SANDBOX_FAILURE, "launch-failed", str(err)) from None
+        self._stdin_fd = self._proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
+        self._reader = _LineReader(self._proc.stdout.fileno(), self._max_line, self._max_stdout)
+        self._stderr = _StderrTail(self._proc.stderr.fileno())
+        self.send(hello, deadline)
+        return self._read_message(deadline, "startup", "waiting for 'ready' after hello")
+
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        data = memoryview(protocol.encode(message))
+        while data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise PlayerFailure(protocol.TIMEOUT, "not-reading", "stopped reading its input (stdin stayed full)")
+            _, writable, _ = select.select([], [self._stdin_fd], [], remaining)
+            if not writable:
+                continue
+            try:
+                written = os.write(self._stdin_fd, data)
+            except BrokenPipeError:
+                raise self._crashed("while the referee was writing to it") from None
+            except BlockingIOError:
+                continue
+            data = data[written:]
+
+    def ask(self, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+        self.send(request, deadline)
+        return self._read_message(deadline, "move", f"answering request {request['id']}")
+
+    def close(self, farewell: list[dict[str, Any]]) -> SeatReport:
+        if self._proc is None:
+            return self._report
+        for message in farewell:  # best effort: a bot that stopped reading just misses its goodbye
+            try:
+                self.send(message, time.monotonic() + 0.2)
+            except PlayerFailure:
+                break
+        with contextlib.suppress(OSError):
+            os.close(self._stdin_fd)
+        if self._truncated:
+            self._proc.mark_output_truncated()
+        report = self._proc.finish(grace_seconds=0.5)
+        if self._stderr is not None:
+            self._report.stderr_tail = self._stderr.stop()
+            self._report.stderr_bytes = self._stderr.total
+        if self._reader is not None:
+            self._report.stdout_bytes = self._reader.total
+        self._report.resources = report.to_dict() if hasattr(report, "to_dict") else report
+        self._proc = None
+        return self._report
+
+    # -- reading --
+    def _read_message(self, deadline: float, limit: str, doing: str) -> dict[str, Any]:
+        assert self._reader is not None
+        while True:
+            try:
+                line = self._reader.read_line(deadline)
+            except TimeoutError:
+                raise PlayerFailure(protocol.TIMEOUT, limit, f"no answer within the {limit} time limit ({doing})") \
+                    from None
+            except ProtocolError as err:
+                self._truncated = True
+                raise PlayerFailure(protocol.PROTOCOL_ERROR, err.code, err.detail) from None
+            if line is None:
+                raise self._crashed(doing)
+            if not line.strip():
+                continue  # blank lines are tolerated: some runtimes print them on their own
+            try:
+                return protocol.decode(line)
+            except ProtocolError as err:
+                raise PlayerFailure(protocol.PROTOCOL_ERROR, err.code, err.detail) from None
+
+    def _crashed(self, doing: str) -> PlayerFailure:
+        assert self._proc is not None
+        code = None
+        for _ in range(50):  # the pipe closes a moment before the exit status is ready
+            code = self._proc.poll()
+            if code is not None:
+                break
+            time.sleep(0.01)
+        return PlayerFailure(protocol.CRASH, "exited" if code is not None else "closed-stdout",
+                             f"the bot {_describe_exit(code)} {doing}")

@@ -1,0 +1,138 @@
+"""The bot protocol, version 1: line-based JSON over stdin/stdout (the contract is docs/protocol.md).
+
+This module only builds and parses messages; it does no I/O and keeps no state, so the referee, the
+local runner, the tests and the benchmarks all speak exactly the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+PROTOCOL_VERSION = 1
+MAX_LINE_BYTES = 64 * 1024  # a bot's line, newline included; longer lines are a protocol error
+MAX_NAME_CHARS = 64
+
+# Every verdict the referee can give a seat (docs/protocol.md, "Verdicts").
+OK = "ok"
+TIMEOUT = "timeout"
+CRASH = "crash"
+PROTOCOL_ERROR = "protocol-error"
+ILLEGAL_ACTION = "illegal-action"
+SANDBOX_FAILURE = "sandbox-failure"
+
+# Protocol error codes: what exactly a bot got wrong.
+BAD_UTF8 = "bad-utf8"
+BAD_JSON = "bad-json"
+NOT_AN_OBJECT = "not-an-object"
+LINE_TOO_LONG = "line-too-long"
+UNEXPECTED_TYPE = "unexpected-type"
+WRONG_ID = "wrong-id"
+BAD_FIELD = "bad-field"
+OUTPUT_LIMIT = "output-limit"
+
+
+class ProtocolError(Exception):
+    """A bot line that breaks the protocol; ``code`` is one of the codes above."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.detail = message
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as one line: compact JSON, UTF-8, newline-terminated. Deterministic for equal input."""
+    return (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """Parse one line from a bot (without its newline) into a JSON object, or raise ProtocolError."""
+    if len(line) + 1 > MAX_LINE_BYTES:
+        raise ProtocolError(LINE_TOO_LONG, f"line of {len(line) + 1} bytes exceeds the {MAX_LINE_BYTES}-byte limit")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ProtocolError(BAD_UTF8, f"line is not valid UTF-8 ({err.reason} at byte {err.start})") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ProtocolError(BAD_JSON, f"line is not JSON ({err.msg} at column {err.colno}): {_excerpt(text)}") \
+            from None
+    if not isinstance(value, dict):
+        raise ProtocolError(NOT_AN_OBJECT, f"a message must be a JSON object, got {type(value).__name__}: "
+                                           f"{_excerpt(text)}")
+    return value
+
+
+def _excerpt(text: str, limit: int = 80) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+# ---- referee → bot -------------------------------------------------------------------------------------
+
+def hello(*, game: str, preset: str, rules: dict, seat: int, players: int, teams: list[list[int]],
+          time: dict[str, int]) -> dict[str, Any]:
+    return {"type": "hello", "protocol": PROTOCOL_VERSION, "game": game, "preset": preset, "rules": rules,
+            "seat": seat, "players": players, "teams": teams, "time": time}
+
+
+def request(*, request_id: int, decision: str | None, observation: dict, legal_actions: list | None,
+            time_left_ms: int) -> dict[str, Any]:
+    return {"type": "request", "id": request_id, "decision": decision, "observation": observation,
+            "legal_actions": legal_actions, "time_left_ms": time_left_ms}
+
+
+def event(body: dict) -> dict[str, Any]:
+    return {"type": "event", "event": body}
+
+
+def error(code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message}
+
+
+def result(*, ranks: list[int], points: list, points_kind: str, verdicts: list[str]) -> dict[str, Any]:
+    return {"type": "result", "ranks": ranks, "points": points, "points_kind": points_kind, "verdicts": verdicts}
+
+
+def goodbye(reason: str) -> dict[str, Any]:
+    return {"type": "goodbye", "reason": reason}
+
+
+# ---- bot → referee -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Ready:
+    name: str
+
+
+@dataclass(frozen=True)
+class Action:
+    request_id: int
+    action: dict[str, Any]
+
+
+def parse_ready(message: dict[str, Any]) -> Ready:
+    if message.get("type") != "ready":
+        raise ProtocolError(UNEXPECTED_TYPE, f"expected a 'ready' message after hello, got type "
+                                             f"{message.get('type')!r}")
+    name = message.get("name", "")
+    if not isinstance(name, str):
+        raise ProtocolError(BAD_FIELD, f"'name' must be a string, got {type(name).__name__}")
+    return Ready(name=name[:MAX_NAME_CHARS])
+
+
+def parse_action(message: dict[str, Any], expected_id: int) -> Action:
+    if message.get("type") != "action":
+        raise ProtocolError(UNEXPECTED_TYPE, f"expected an 'action' answering request {expected_id}, got type "
+                                             f"{message.get('type')!r}")
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, int):
+        raise ProtocolError(BAD_FIELD, f"'id' must be the integer id of the request, got {request_id!r}")
+    if request_id != expected_id:
+        raise ProtocolError(WRONG_ID, f"answer carries id {request_id}, but the open request is {expected_id}")
+    action = message.get("action")
+    if not isinstance(action, dict):
+        raise ProtocolError(BAD_FIELD, f"'action' must be a JSON object, got {type(action).__name__}")
+    return Action(request_id=request_id, action=action)
