@@ -1,0 +1,439 @@
+"""A Kozel match: every hand until a seat reaches the target in penalty points.
+
+The state is deterministic from ``(rules, seed)``: hand k is dealt from ``shuffled(deck, derive_seed(seed, k))``
+and the first dealer is drawn by lot from ``derive_seed(seed, LOT)``. Everything a seat may know is in
+``observation``; the event log keeps one full record per event plus, for the few events holding hidden
+cards (the deal, the widow, the discard), one view per seat.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, parse_cards, shuffled
+from arena.games.base import HIDDEN, IllegalAction
+from arena.games.kozel.cards import TABLES, TRUMP
+from arena.games.kozel.rules import Rules
+from arena.games.kozel.scoring import solo_penalties, team_penalties
+
+GAME = "kozel"
+LOT = 0x4C4F54  # label of the first-dealer lot's sub-seed ("LOT"); deal numbers never reach it
+
+DISCARD = "discard"
+PLAY = "play"
+SUIT_WORDS = {"C": "clubs", "S": "spades", "H": "hearts", TRUMP: "trumps"}
+
+
+class KozelState:
+    """A whole match. Seats 0..n-1 clockwise; the seat to the left of seat s is s+1."""
+
+    def __init__(self, rules: Rules, seed: int):
+        self._setup(rules, seed)
+        self._dealer = SeededRandom(derive_seed(self.seed, LOT)).below(self.num_seats)
+        self._deal_next()
+
+    def _setup(self, rules: Rules, seed: int) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"kozel needs kozel Rules, not {type(rules).__name__}")
+        self.rules = rules
+        self.seed = check_seed(seed)
+        self.num_seats = rules.players
+        self._table = TABLES[rules.deck]
+        self._scores = [0] * self.num_seats
+        self._deals: list[dict[str, Any]] = []
+        self._log: list[tuple[dict, list[dict] | None]] = []
+        self._deal_no = -1
+        self._doubled = False  # the current hand's penalties count twice (a 60:60 hand came before)
+        self._over = False
+
+    # ------------------------------------------------------------------ construction for tests
+
+    @classmethod
+    def from_position(cls, rules: Rules, hands, *, dealer: int = 0, leader: int | None = None, widow=None,
+                      soloist: int | None = None, discard=None, won=None, scores=None, doubled: bool = False,
+                      deal: int = 0, seed: int = 0) -> KozelState:
+        """A match whose current hand starts from explicit cards (for tests and puzzles).
+
+        ``hands``: the cards each seat holds, all the same count, no trick in progress. ``won``: cards
+        each seat already took in tricks (a multiple of the player count each). With 3 players give
+        either ``widow`` (the hand starts when the widow is taken, by the rule: most card points) or
+        ``soloist`` and ``discard`` (play has begun). Hands, widow or discard and won cards together must
+        be exactly the deck. ``leader`` defaults to the dealer's left. Later hands are dealt from ``seed``
+        as usual, numbered from ``deal + 1``.
+        """
+        state = cls.__new__(cls)
+        state._setup(rules, seed)
+        n = state.num_seats
+        hands = [parse_cards(h) for h in hands]
+        won = [parse_cards(w) for w in won] if won is not None else [[] for _ in range(n)]
+        widow = parse_cards(widow) if widow is not None else None
+        discard = parse_cards(discard) if discard is not None else None
+        if len(hands) != n or len(won) != n:
+            raise ValueError(f"give {n} hands and {n} won piles")
+        if len({len(h) for h in hands}) != 1 or not hands[0]:
+            raise ValueError("every hand must hold the same number of cards, at least one")
+        if any(len(w) % n for w in won):
+            raise ValueError(f"each won pile must be whole tricks of {n} cards")
+        if n == 4 and (widow or discard or soloist is not None):
+            raise ValueError("the 4-player game has no widow, discard or soloist")
+        widow_phase = widow is not None and soloist is None and discard is None
+        play_phase = widow is None and soloist is not None and discard is not None
+        if n == 3 and not (widow_phase or play_phase):
+            raise ValueError("with 3 players give either widow, or soloist and discard")
+        for extra in (widow, discard):
+            if extra is not None and len(extra) != rules.widow_size:
+                raise ValueError(f"the widow and the discard hold {rules.widow_size} cards")
+        every = [c for h in hands for c in h] + [c for w in won for c in w] + (widow or []) + (discard or [])
+        if sorted(every) != sorted(state._table.deck):
+            raise ValueError("hands, won cards, widow and discard must be exactly the deck, each card once")
+        for seat in (dealer, leader, soloist):
+            if seat is not None and seat not in range(n):
+                raise ValueError(f"seats are 0..{n - 1}")
+        state._dealer = dealer
+        state._deal_no = deal
+        state._doubled = doubled
+        if scores is not None:
+            state._scores = list(scores)
+        state._begin_hand(hands, widow, soloist=soloist, discard=discard, won=won, leader=leader)
+        return state
+
+    def clone(self) -> KozelState:
+        other = self.__class__.__new__(self.__class__)
+        other.__dict__.update(self.__dict__)
+        other._scores = list(self._scores)
+        other._deals = list(self._deals)  # finished deal records are never changed
+        other._log = list(self._log)  # logged events are never changed
+        other._hands = [list(h) for h in self._hands]
+        other._trick = list(self._trick)
+        other._tricks = list(self._tricks)
+        other._side_points = list(self._side_points)
+        other._side_tricks = list(self._side_tricks)
+        return other
+
+    # ------------------------------------------------------------------ dealing
+
+    def _deal_next(self) -> None:
+        self._deal_no += 1
+        deck = shuffled(self._table.deck, derive_seed(self.seed, self._deal_no))
+        n, size = self.num_seats, self.rules.hand_size
+        hands: list[list[str]] = [[] for _ in range(n)]
+        for i in range(n * size):  # one card at a time, clockwise from the dealer's left
+            hands[(self._dealer + 1 + i) % n].append(deck[i])
+        widow = deck[n * size:] if n == 3 else None
+        self._begin_hand(hands, widow)
+
+    def _begin_hand(self, hands, widow, *, soloist=None, discard=None, won=None, leader=None) -> None:
+        n = self.num_seats
+        table = self._table
+        self._hands = [table.sort(h) for h in hands]
+        self._trick: list[str] = []
+        self._led: str | None = None
+        self._tricks: list[tuple[int, tuple[str, ...], int, int]] = []  # leader, cards, winner, points
+        self._leader = (self._dealer + 1) % n if leader is None else leader
+        self._widow = table.sort(widow) if widow is not None else None
+        self._discard = table.sort(discard) if discard is not None else None
+        self._soloist = soloist
+        if n == 3 and soloist is None:
+            self._soloist = self._widow_taker()
+        self._side = [s % 2 for s in range(n)] if n == 4 else [0 if s == self._soloist else 1 for s in range(n)]
+        self._side_points = [0, 0]
+        self._side_tricks = [0, 0]
+        for seat, pile in enumerate(won or ()):
+            self._side_points[self._side[seat]] += sum(table.points[c] for c in pile)
+            self._side_tricks[self._side[seat]] += len(pile) // n
+        self._log_deal(hands)
+        if n == 3 and self._discard is None:
+            self._hands[self._soloist] = table.sort(self._hands[self._soloist] + self._widow)
+            self._log_private({"type": "widow", "deal": self._deal_no, "seat": self._soloist,
+                               "cards": list(self._widow)}, self._soloist, "cards")
+            self._phase = DISCARD
+            self._turn: int | None = self._soloist
+        else:
+            self._phase = PLAY
+            self._turn = self._leader
+
+    def _widow_taker(self) -> int:
+        """Most card points in hand; a tie goes to the first of the tied seats from the dealer's left."""
+        n = self.num_seats
+        best_seat, best_points = -1, -1
+        for i in range(1, n + 1):
+            seat = (self._dealer + i) % n
+            points = sum(self._table.points[c] for c in self._hands[seat])
+            if points > best_points:
+                best_seat, best_points = seat, points
+        return best_seat
+
+    # ------------------------------------------------------------------ the MatchState API
+
+    def to_move(self) -> int | None:
+        return self._turn
+
+    def is_over(self) -> bool:
+        return self._over
+
+    def decision(self, seat: int) -> str | None:
+        if seat != self._turn:
+            return None
+        if self._phase == DISCARD:
+            return "discard"
+        return "follow" if self._trick else "lead"
+
+    def legal_cards(self, seat: int) -> list[str]:
+        """The cards ``seat`` may play now (empty when it is not that seat's turn to play)."""
+        if seat != self._turn or self._phase != PLAY:
+            return []
+        hand = self._hands[seat]
+        if not self._trick:
+            return list(hand)
+        kind, led = self._table.kind, self._led
+        following = [c for c in hand if kind[c] == led]
+        return following or list(hand)
+
+    def legal_actions(self, seat: int) -> list[dict[str, Any]]:
+        if seat != self._turn:
+            return []
+        if self._phase == DISCARD:
+            return [{"type": "discard", "cards": list(pair)} for pair in combinations(self._hands[seat], 2)]
+        return [{"type": "play", "card": c} for c in self.legal_cards(seat)]
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        self._check_seat(seat)
+        n = self.num_seats
+        soloist_sees = seat == self._soloist
+        return {
+            "game": GAME,
+            "seat": seat,
+            "players": n,
+            "to_move": self._turn,
+            "decision": self.decision(seat),
+            "deal": self._deal_no,
+            "dealer": self._dealer,
+            "hand": list(self._hands[seat]),
+            "hand_sizes": [len(h) for h in self._hands],
+            "soloist": self._soloist,
+            "sides": self.sides(),
+            "my_side": self._side[seat],
+            "widow": list(self._widow) if soloist_sees and self._widow is not None else None,
+            "discard": list(self._discard) if soloist_sees and self._discard is not None else None,
+            "leader": self._leader,
+            "led": self._led,
+            "trick": list(self._trick),
+            "tricks": [{"leader": lead, "cards": list(cards), "winner": w, "points": p}
+                       for lead, cards, w, p in self._tricks],
+            "tricks_won": list(self._side_tricks),
+            "points_taken": list(self._side_points),
+            "scores": list(self._scores),
+            "doubled": self._doubled,
+            "target": self.rules.target,
+        }
+
+    def sides(self) -> list[list[int]]:
+        """The two sides of the current hand: teams [[0, 2], [1, 3]], or [[soloist], [the others]]."""
+        return [[s for s in range(self.num_seats) if self._side[s] == side] for side in (0, 1)]
+
+    def apply(self, seat: int, action: dict[str, Any]) -> None:
+        if self._over:
+            raise IllegalAction("match-over", "the match is over")
+        if seat != self._turn or isinstance(seat, bool):
+            raise IllegalAction("not-your-turn", f"it is seat {self._turn}'s turn, not seat {seat!r}'s")
+        if not isinstance(action, dict):
+            raise IllegalAction("bad-action", f"an action is a JSON object, not {type(action).__name__}")
+        if self._phase == DISCARD:
+            self._expect(action, "discard", "cards")
+            self._apply_discard(seat, action["cards"])
+        else:
+            self._expect(action, "play", "card")
+            self._apply_play(seat, action["card"])
+
+    def _expect(self, action: dict, kind: str, key: str) -> None:
+        if action.get("type") != kind:
+            raise IllegalAction("wrong-action-type",
+                                f"the decision now is {self.decision(self._turn)!r}: send {{'type': '{kind}', ...}}, "
+                                f"not type {action.get('type')!r}")
+        if key not in action or len(action) != 2:
+            raise IllegalAction("bad-action", f"a {kind} action has exactly the keys 'type' and {key!r}")
+
+    def _card_in_hand(self, seat: int, card: Any) -> str:
+        try:
+            card = parse_card(card)
+        except CardError as e:
+            raise IllegalAction("bad-card", str(e)) from None
+        if card not in self._hands[seat]:
+            raise IllegalAction("card-not-in-hand", f"{card} is not in your hand")
+        return card
+
+    def _apply_discard(self, seat: int, cards: Any) -> None:
+        if not isinstance(cards, list) or len(cards) != self.rules.widow_size:
+            raise IllegalAction("discard-two-cards", f"discard exactly {self.rules.widow_size} cards as a list")
+        chosen = [self._card_in_hand(seat, c) for c in cards]
+        if len(set(chosen)) != len(chosen):
+            raise IllegalAction("discard-two-cards", "the discarded cards must be different cards")
+        hand = self._hands[seat]
+        for c in chosen:
+            hand.remove(c)
+        self._discard = self._table.sort(chosen)
+        self._log_private({"type": "discard", "deal": self._deal_no, "seat": seat, "cards": list(self._discard)},
+                          seat, "cards")
+        self._phase = PLAY
+        self._turn = self._leader
+
+    def _apply_play(self, seat: int, card: Any) -> None:
+        table = self._table
+        if card.__class__ is not str or card not in self._hands[seat]:
+            card = self._card_in_hand(seat, card)
+        hand = self._hands[seat]
+        if self._trick:
+            led = self._led
+            if table.kind[card] != led:
+                for c in hand:
+                    if table.kind[c] == led:
+                        raise IllegalAction("must-follow-suit", self._follow_message(card, led))
+        else:
+            self._led = table.kind[card]
+            self._leader = seat
+        hand.remove(card)
+        self._trick.append(card)
+        self._log.append(({"type": "play", "seat": seat, "card": card}, None))
+        if len(self._trick) < self.num_seats:
+            self._turn = (seat + 1) % self.num_seats
+        else:
+            self._finish_trick()
+
+    @staticmethod
+    def _follow_message(card: str, led: str) -> str:
+        what = SUIT_WORDS[led]
+        note = ""
+        if card[0] in "QJ" and led != TRUMP:
+            note = f"; {card} is a trump (every queen and jack is), not one of the {what}"
+        return f"{what} were led and you hold {what}: you must follow{note}"
+
+    def _finish_trick(self) -> None:
+        table = self._table
+        cards = self._trick
+        leader = self._leader
+        winner = (leader + table.winner_index(cards)) % self.num_seats
+        points = sum(table.points[c] for c in cards)
+        side = self._side[winner]
+        self._side_points[side] += points
+        self._side_tricks[side] += 1
+        self._tricks.append((leader, tuple(cards), winner, points))
+        self._log.append(({"type": "trick", "leader": leader, "cards": list(cards), "winner": winner,
+                           "points": points}, None))
+        self._trick = []
+        self._led = None
+        self._leader = winner
+        self._turn = winner
+        if not self._hands[winner]:
+            self._finish_hand()
+
+    # ------------------------------------------------------------------ scoring
+
+    def _finish_hand(self) -> None:
+        n = self.num_seats
+        points = list(self._side_points)
+        if self._discard is not None:
+            points[0] += sum(self._table.points[c] for c in self._discard)
+        tricks = list(self._side_tricks)
+        if n == 4:
+            per_side = team_penalties(points, tricks)
+            seat_penalty = None if per_side is None else [per_side[self._side[s]] for s in range(n)]
+        else:
+            solo = solo_penalties(points, tricks)
+            seat_penalty = None if solo is None else [solo[self._side[s]] for s in range(n)]
+        tie = seat_penalty is None
+        doubled = self._doubled
+        if tie:
+            seat_penalty = [0] * n
+            self._doubled = self._doubled or self.rules.tie_doubles
+        else:
+            if doubled:
+                seat_penalty = [2 * p for p in seat_penalty]
+            self._doubled = False
+        for s in range(n):
+            self._scores[s] += seat_penalty[s]
+        record = {"deal": self._deal_no, "dealer": self._dealer, "soloist": self._soloist, "sides": self.sides(),
+                  "points": points, "tricks": tricks, "tie": tie, "doubled": doubled,
+                  "penalties": seat_penalty, "scores": list(self._scores)}
+        self._deals.append(record)
+        self._log.append(({"type": "deal_end", **_copy(record)}, None))
+        if max(self._scores) >= self.rules.target:
+            self._over = True
+            self._turn = None
+            self._log.append(({"type": "match_end", "scores": list(self._scores), "goats": self.goats(),
+                               "ranks": self._ranks()}, None))
+        else:
+            self._dealer = (self._dealer + 1) % n
+            self._deal_next()
+
+    def goats(self) -> list[int]:
+        """Seats that reached the target (the match's losers)."""
+        return [s for s in range(self.num_seats) if self._scores[s] >= self.rules.target]
+
+    def teams(self) -> list[list[int]]:
+        """The match's fixed teams: partners with 4 players, every seat alone with 3 (sides change each hand)."""
+        return [[0, 2], [1, 3]] if self.num_seats == 4 else [[s] for s in range(self.num_seats)]
+
+    def _ranks(self) -> list[int]:
+        """1 + the number of teams with fewer penalty points; partners share their team's rank."""
+        team_points = [self._scores[team[0]] for team in self.teams()]
+        return [1 + sum(1 for other in team_points if other < self._scores[s]) for s in range(self.num_seats)]
+
+    def outcome(self) -> dict[str, Any]:
+        return {
+            "finished": self._over,
+            "ranks": self._ranks(),
+            "points": list(self._scores),
+            "points_kind": "penalty",
+            "teams": self.teams(),
+            "goats": self.goats(),
+            "deals": [_copy(d) for d in self._deals],
+        }
+
+    # ------------------------------------------------------------------ events
+
+    def _log_deal(self, hands) -> None:
+        n = self.num_seats
+        full = {"type": "deal", "deal": self._deal_no, "dealer": self._dealer, "doubled": self._doubled,
+                "hands": [list(h) for h in self._hands], "soloist": self._soloist}
+        if self._widow is not None:
+            full["widow"] = list(self._widow)
+        views = []
+        for seat in range(n):
+            view = dict(full)
+            view["hands"] = [list(h) if s == seat else [HIDDEN] * len(h) for s, h in enumerate(self._hands)]
+            if "widow" in view:
+                view["widow"] = [HIDDEN] * len(self._widow)
+            views.append(view)
+        self._log.append((full, views))
+
+    def _log_private(self, full: dict, owner: int, key: str) -> None:
+        views = []
+        for seat in range(self.num_seats):
+            view = dict(full)
+            if seat != owner:
+                view[key] = [HIDDEN] * len(full[key])
+            views.append(view)
+        self._log.append((full, views))
+
+    def events(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+        if seat is not None:
+            self._check_seat(seat)
+        return [_copy(full if seat is None or views is None else views[seat]) for full, views in self._log[start:]]
+
+    def _check_seat(self, seat: Any) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_seats:
+            raise ValueError(f"seats are 0..{self.num_seats - 1}, not {seat!r}")
+
+
+def _copy(value: Any) -> Any:
+    """A copy of a JSON value, so callers can never change the state through what they were given."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def new_match(rules: Rules, seed: int) -> KozelState:
+    return KozelState(rules, seed)
