@@ -1,0 +1,240 @@
+"""The ``arena`` command: list games, play matches between bots, check and tell replays."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, NoReturn
+
+from arena import replay as replays
+from arena import stats
+from arena.bots import bots_for
+from arena.botspec import BotSpecError, parse_bot
+from arena.cards import MAX_SEED
+from arena.games import all_presets, load_game, resolve
+from arena.games.base import RuleOptionError
+from arena.games.options import describe
+from arena.protocol import OK
+from arena.referee import TimeControl
+from arena.runner import build_schedule, run_schedule
+
+SANDBOXES = ("bwrap", "docker", "unsafe")
+RESULTS_FORMAT = "kozyr-results"
+
+
+class UsageError(Exception):
+    """A bad command line; the message is the one line that says what to fix."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _positive(name: str, upper: int | None = None):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, not {text!r}") from None
+        if value < 1 or (upper is not None and value > upper):
+            raise argparse.ArgumentTypeError(f"{name} must be from 1 to {upper}" if upper else
+                                             f"{name} must be at least 1, not {value}")
+        return value
+    return parse
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer, not {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError("--seed must be from 0 to 2**64-1")
+    return value
+
+
+def _rule(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"--rule takes key=value (e.g. --rule deck=32), not {text!r}")
+    return key.strip(), value.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="arena", description="Kozyr's local runner: the same referee and seeds as the servers.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    sub.add_parser("games", help="list games, presets and their rule options with defaults")
+
+    play = sub.add_parser("play", help="play matches between bots")
+    play.add_argument("preset", metavar="GAME", help="a preset, e.g. bura, burkozel (see `arena games`)")
+    play.add_argument("bots", metavar="BOT", nargs="+",
+                      help="builtin:NAME, a script (.py/.js/executable), a directory or a .zip")
+    play.add_argument("--games", type=_positive("--games"), default=1, help="number of deal sequences (default 1)")
+    play.add_argument("--seed", type=_seed, help="base seed (default: random, printed)")
+    play.add_argument("--duplicate", action="store_true",
+                      help="play every game once per rotation of the seats, so card luck cancels out")
+    play.add_argument("--concurrency", type=_positive("--concurrency", 64), default=1, help="parallel matches")
+    play.add_argument("--rule", type=_rule, action="append", default=[], metavar="KEY=VALUE",
+                      help="change a rule option (repeatable)")
+    play.add_argument("--move-time", type=_positive("--move-time"), default=TimeControl.move_ms, metavar="MS",
+                      help="time per decision in ms (default %(default)s)")
+    play.add_argument("--time-bank", type=int, default=TimeControl.bank_ms, metavar="MS",
+                      help="per-match overage bank in ms (default %(default)s)")
+    play.add_argument("--startup-time", type=_positive("--startup-time"), default=TimeControl.startup_ms,
+                      metavar="MS", help="time to answer the hello in ms (default %(default)s)")
+    play.add_argument("--sandbox", choices=SANDBOXES, default="bwrap",
+                      help="isolation for external bots (default bwrap; unsafe = none)")
+    play.add_argument("--replays", type=Path, metavar="DIR", help="write a replay per match into DIR")
+    play.add_argument("--json", type=Path, metavar="FILE", help="write results as JSON")
+    play.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+
+    rep = sub.add_parser("replay", help="verify a replay by re-running it and print it trick by trick")
+    rep.add_argument("file", type=Path, metavar="FILE")
+    rep.add_argument("--seat", type=int, help="show only what this seat saw")
+
+    sub.add_parser("showcase", help="play a short match between built-in bots for every preset")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return {"games": cmd_games, "play": cmd_play, "replay": cmd_replay, "showcase": cmd_showcase}[args.command](args)
+    except (UsageError, BotSpecError, RuleOptionError, replays.ReplayError, ValueError) as err:
+        print(f"arena: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        return 130
+
+
+# ---- arena games -----------------------------------------------------------------------------------------
+
+def cmd_games(args: argparse.Namespace) -> int:
+    for preset, (game, rules) in all_presets().items():
+        print(f"{preset}  (game {game})")
+        for row in describe(rules):
+            value = json.dumps(row["value"]) if not isinstance(row["value"], str) else row["value"]
+            print(f"    {row['name']:<24} {value:<14} allowed: {row['allowed']}")
+    return 0
+
+
+# ---- arena play ------------------------------------------------------------------------------------------
+
+def cmd_play(args: argparse.Namespace) -> int:
+    overrides = dict(args.rule)
+    game, _ = resolve(args.preset, overrides)
+    if args.time_bank < 0:
+        raise UsageError("--time-bank must be 0 or more milliseconds")
+    time_control = TimeControl(startup_ms=args.startup_time, move_ms=args.move_time, bank_ms=args.time_bank)
+    base_seed = args.seed if args.seed is not None else secrets.randbits(64)
+    if args.replays is not None:
+        args.replays.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="arena-bots-") as staging:
+        specs = [parse_bot(b, Path(staging), sorted(bots_for(game))) for b in args.bots]
+        schedule = build_schedule(preset=args.preset, overrides=overrides, bots=specs, games=args.games,
+                                  base_seed=base_seed, duplicate=args.duplicate, time_control=time_control,
+                                  sandbox=args.sandbox)
+        matches = _play_all(schedule, args)
+    summary = stats.summary(matches)
+    results = {"format": RESULTS_FORMAT, "version": 1, "preset": args.preset, "rules": overrides,
+               "base_seed": base_seed, "games": args.games, "duplicate": args.duplicate,
+               "time": time_control.to_dict(), "matches": matches, "summary": summary}
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    failures = stats.failures_by_bot(matches)
+    if not args.quiet:
+        _print_table(args.preset, base_seed, len(matches), summary, failures)
+    return 1 if failures else 0
+
+
+def _play_all(schedule, args: argparse.Namespace) -> list[dict[str, Any]]:
+    matches: list[dict[str, Any]] = []
+    progress = None
+    if not args.quiet and sys.stderr.isatty():
+        from rich.progress import Progress
+        progress = Progress(transient=True)
+        progress.start()
+        task = progress.add_task(f"{args.preset}", total=len(schedule.jobs))
+    try:
+        for result, replay in run_schedule(schedule, args.concurrency):
+            for seat in result["seats"]:
+                seat.pop("resources", None)  # measurements vary run to run; the replay keeps them
+            matches.append(result)
+            if args.replays is not None:
+                replays.save(replay, args.replays / f"{args.preset}-{result['index']:05d}.json.gz")
+            if progress is not None:
+                progress.advance(task)
+    finally:
+        if progress is not None:
+            progress.stop()
+    return matches
+
+
+def _print_table(preset: str, base_seed: int, count: int, summary: list[dict[str, Any]],
+                 failures: dict[str, int]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{preset}: {count} matches, base seed {base_seed}")
+    for heading in ("bot", "score", "W", "D", "L", "Elo ± 95%", "LOS", "failed"):
+        table.add_column(heading, justify="left" if heading == "bot" else "right")
+    for row in summary:
+        table.add_row(row["bot"], f"{row['score']:.3f}", str(row["wins"]), str(row["draws"]), str(row["losses"]),
+                      _elo_text(row), "-" if row["los"] is None else f"{100 * row['los']:.1f}%",
+                      str(failures.get(row["bot"], 0)))
+    Console().print(table)
+
+
+def _elo_text(row: dict[str, Any]) -> str:
+    if row["elo"] is None:
+        return "+inf" if row["score"] >= 1 else "-inf"
+    low = "-inf" if row["elo_low"] is None else f"{row['elo_low']:+.0f}"
+    high = "+inf" if row["elo_high"] is None else f"{row['elo_high']:+.0f}"
+    return f"{row['elo']:+.0f} [{low}, {high}]"
+
+
+# ---- arena replay ----------------------------------------------------------------------------------------
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    replay = replays.load(args.file)
+    replays.rebuild(replay)
+    for line in replays.narrate(replay, seat=args.seat):
+        print(line)
+    print(f"replay verified: {len(replay['actions'])} actions re-run to the recorded result")
+    return 0
+
+
+# ---- arena showcase (make run) ---------------------------------------------------------------------------
+
+def cmd_showcase(args: argparse.Namespace) -> int:
+    """Every preset: the built-in greedy bot against random, one duplicate pair each."""
+    print("Kozyr showcase: built-in bots on every preset (greedy vs random, duplicate pair, seed 2026)")
+    with tempfile.TemporaryDirectory(prefix="arena-bots-") as staging:
+        for preset, (game, _rules) in all_presets().items():
+            names = sorted(bots_for(game))
+            pair = ["greedy", "random"] if {"greedy", "random"} <= set(names) else names[:2]
+            load_game(game)
+            specs = [parse_bot(f"builtin:{n}", Path(staging), names) for n in pair]
+            schedule = build_schedule(preset=preset, overrides={}, bots=specs, games=1, base_seed=2026,
+                                      duplicate=True, time_control=TimeControl(), sandbox="unsafe")
+            for result, _ in run_schedule(schedule, 1):
+                seats = ", ".join(f"{s['bot']}={p}" for s, p in zip(result["seats"], result["points"], strict=True))
+                winners = sorted({s["bot"] for s, r in zip(result["seats"], result["ranks"], strict=True) if r == 1})
+                print(f"  {preset:<15} {result['points_kind']} points: {seats}; deals {result['deals']}; "
+                      f"winner: {' & '.join(winners)}")
+                if any(s["verdict"] != OK for s in result["seats"]):
+                    return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

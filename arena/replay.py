@@ -1,0 +1,190 @@
+"""Replays: write, read, verify by re-running through the engine, and tell as a readable account.
+
+A replay (format ``kozyr-replay``, version 1; docs/replay.md) holds the rules, the seed, the seats and
+every accepted action, plus the full event log and the result. The seed and the actions alone determine
+the match, so verification re-plays them and demands that every recorded event and the result come out
+the same: any edit — a changed card, action, score or verdict — is caught and named.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from arena import protocol
+from arena.games import load_game, new_match
+from arena.games.base import IllegalAction, RuleOptionError
+from arena.referee import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
+
+
+class ReplayError(ValueError):
+    """A replay that cannot be read or does not re-run to what it records."""
+
+
+def dumps(replay: dict[str, Any]) -> bytes:
+    return json.dumps(replay, separators=(",", ":"), ensure_ascii=False, sort_keys=False).encode("utf-8")
+
+
+def save(replay: dict[str, Any], path: Path) -> None:
+    """Write JSON, gzip-compressed when the name ends in .gz (with a zero timestamp: same match, same bytes)."""
+    data = dumps(replay)
+    if path.suffix == ".gz":
+        data = gzip.compress(data, compresslevel=9, mtime=0)
+    path.write_bytes(data)
+
+
+def load(path: Path) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ReplayError(f"cannot read {path}: {err.strerror}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as err:
+            raise ReplayError(f"{path} is a damaged gzip file: {err}") from None
+    try:
+        replay = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ReplayError(f"{path} is not JSON: {err}") from None
+    if not isinstance(replay, dict):
+        raise ReplayError(f"{path}: a replay is a JSON object")
+    return replay
+
+
+def _require(replay: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    if key not in replay:
+        raise ReplayError(f"replay has no {key!r} field")
+    if not isinstance(replay[key], kind):
+        raise ReplayError(f"replay field {key!r} has the wrong type ({type(replay[key]).__name__})")
+    return replay[key]
+
+
+def rebuild(replay: dict[str, Any]):
+    """Re-run the replay through the engine; return the final state or raise ReplayError naming the first
+    place where the record and the rules disagree."""
+    if replay.get("format") != REPLAY_FORMAT:
+        raise ReplayError(f"not a Kozyr replay (format is {replay.get('format')!r}, expected {REPLAY_FORMAT!r})")
+    if replay.get("version") != REPLAY_VERSION:
+        raise ReplayError(f"replay version {replay.get('version')!r} is not supported (this arena reads "
+                          f"version {REPLAY_VERSION})")
+    game = _require(replay, "game", str)
+    try:
+        rules = load_game(game).Rules(**_require(replay, "rules", dict))
+    except (RuleOptionError, TypeError) as err:
+        raise ReplayError(f"replay rules are invalid: {err}") from None
+    seed = _require(replay, "seed", int)
+    state = new_match(rules, seed)
+    for i, entry in enumerate(_require(replay, "actions", list)):
+        if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict):
+            raise ReplayError(f"action {i} is malformed: {entry!r}")
+        seat = entry.get("seat")
+        if seat != state.to_move():
+            raise ReplayError(f"action {i} is recorded for seat {seat}, but seat {state.to_move()} was to move")
+        try:
+            state.apply(seat, entry["action"])
+        except IllegalAction as err:
+            raise ReplayError(f"action {i} by seat {seat} is illegal: {err}") from None
+    rejected = replay.get("rejected")
+    if rejected is not None:
+        _check_rejected(state, rejected)
+    recorded = _require(replay, "events", list)
+    actual = state.events(None)
+    for i, (mine, theirs) in enumerate(zip(actual, recorded, strict=False)):
+        if mine != theirs:
+            raise ReplayError(f"event {i} differs from the rules' re-run: recorded {theirs!r}, re-run gives {mine!r}")
+    if len(actual) != len(recorded):
+        raise ReplayError(f"the replay records {len(recorded)} events, the re-run gives {len(actual)}")
+    _check_result(replay, state)
+    return state
+
+
+def _check_rejected(state: Any, rejected: dict[str, Any]) -> None:
+    seat = rejected.get("seat")
+    if seat != state.to_move():
+        raise ReplayError(f"the rejected action is recorded for seat {seat}, but seat {state.to_move()} was to move")
+    try:
+        copy.deepcopy(state).apply(seat, rejected.get("action"))
+    except IllegalAction as err:
+        if err.rule != rejected.get("rule"):
+            raise ReplayError(f"the rejected action breaks rule {err.rule!r}, not {rejected.get('rule')!r}") from None
+        return
+    except (TypeError, ValueError, KeyError, AttributeError):
+        if rejected.get("rule") == "malformed-action":
+            return
+        raise ReplayError("the rejected action is malformed, but recorded as breaking another rule") from None
+    raise ReplayError("the action recorded as rejected is legal")
+
+
+def _check_result(replay: dict[str, Any], state: Any) -> None:
+    outcome = state.outcome()
+    if replay.get("outcome") != outcome:
+        raise ReplayError("the recorded outcome (points, deals) differs from the re-run")
+    verdicts = _require(replay, "verdicts", list)
+    forfeited = {v.get("seat") for v in verdicts if isinstance(v, dict) and v.get("verdict") != protocol.OK}
+    ranks = final_ranks(outcome["ranks"], outcome["teams"], forfeited) if forfeited else outcome["ranks"]
+    result = _require(replay, "result", dict)
+    if result.get("ranks") != ranks:
+        raise ReplayError(f"the recorded ranks {result.get('ranks')} differ from the re-run's {ranks}")
+    if result.get("points") != outcome["points"]:
+        raise ReplayError(f"the recorded points {result.get('points')} differ from the re-run's {outcome['points']}")
+    if result.get("seed") != replay.get("seed"):
+        raise ReplayError("the result's seed differs from the replay's seed")
+
+
+def seat_view(replay: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    """Everything ``seat`` was shown, in order: events and each observation it decided on."""
+    game = replay["game"]
+    state = new_match(load_game(game).Rules(**replay["rules"]), replay["seed"])
+    if not 0 <= seat < state.num_seats:
+        raise ReplayError(f"seat {seat} does not exist; this match has seats 0 to {state.num_seats - 1}")
+    shown: list[dict[str, Any]] = []
+    cursor = 0
+    for entry in replay["actions"]:
+        fresh = state.events(seat, cursor)
+        cursor += len(fresh)
+        shown += [{"event": e} for e in fresh]
+        if entry["seat"] == seat:
+            shown.append({"observation": state.observation(seat), "action": entry["action"]})
+        state.apply(entry["seat"], entry["action"])
+    shown += [{"event": e} for e in state.events(seat, cursor)]
+    return shown
+
+
+def _cards(value: Any) -> str:
+    if isinstance(value, list) and all(isinstance(c, str) for c in value):
+        return " ".join(value)
+    return json.dumps(value, separators=(",", ":"))
+
+
+def describe_event(event: dict[str, Any]) -> str:
+    """One readable line for an event of any game: its type, then its fields."""
+    kind = event.get("type", "?")
+    parts = [f"{key}={_cards(value)}" for key, value in event.items() if key != "type"]
+    return f"{kind:<12} " + "  ".join(parts)
+
+
+def narrate(replay: dict[str, Any], seat: int | None = None) -> list[str]:
+    lines = [f"{replay['preset']} ({replay['game']}), seed {replay['seed']}"]
+    for s in replay["seats"]:
+        lines.append(f"  seat {s['seat']}: {s['bot']}" + (f" ({s['name']})" if s.get("name") else ""))
+    if seat is None:
+        lines += [describe_event(e) for e in replay["events"]]
+    else:
+        for item in seat_view(replay, seat):
+            if "event" in item:
+                lines.append(describe_event(item["event"]))
+            else:
+                lines.append(f"{'decision':<12} seat {seat} chose {_cards(item['action'])}")
+    if replay.get("rejected"):
+        r = replay["rejected"]
+        lines.append(f"{'rejected':<12} seat {r['seat']}: {_cards(r['action'])} — {r['error']}")
+    result = replay["result"]
+    lines.append(f"{'result':<12} ranks={result['ranks']} points={result['points']} ({result['points_kind']})")
+    for v in replay["verdicts"]:
+        if v["verdict"] != protocol.OK:
+            lines.append(f"{'verdict':<12} seat {v['seat']}: {v['verdict']} ({v['code']}) {v['detail']}")
+    return lines

@@ -1,0 +1,123 @@
+"""The local match runner behind ``arena play``: a schedule of seeded matches, played in parallel.
+
+It uses the same referee, engines and seeds as the servers, so any server match can be replayed here
+exactly. Matches are independent jobs; results come back in schedule order whatever the concurrency, so
+the same base seed gives byte-identical output.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.bots import make_bot
+from arena.botspec import BotSpec
+from arena.cards import derive_seed
+from arena.games import new_match, resolve
+from arena.players import BuiltinPlayer, ExternalPlayer, Player
+from arena.referee import MatchRecord, TimeControl, play_match
+
+BOT_SEED_LABEL = 0xB07
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    index: int  # position in the schedule
+    game_number: int  # which deal sequence (duplicate rotations share it)
+    rotation: int
+    seed: int
+    preset: str
+    overrides: tuple[tuple[str, str], ...]
+    seat_bots: tuple[BotSpec, ...]
+    time_control: TimeControl
+    sandbox: str
+    sandbox_limits: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass
+class Schedule:
+    jobs: list[MatchJob] = field(default_factory=list)
+
+
+def seat_assignment(bots: list[BotSpec], seats: int, teams: list[list[int]]) -> list[BotSpec]:
+    """One bot per seat, or one bot per team filling all of that team's seats."""
+    if len(bots) == seats:
+        return list(bots)
+    if len(teams) < seats and len(bots) == len(teams):
+        by_seat: list[BotSpec | None] = [None] * seats
+        for team, bot in zip(teams, bots, strict=True):
+            for seat in team:
+                by_seat[seat] = bot
+        return [b for b in by_seat if b is not None]
+    wanted = f"{seats}" + (f" (or {len(teams)}, one per team)" if len(teams) < seats else "")
+    raise ValueError(f"this preset has {seats} seats: give {wanted} bots, not {len(bots)}")
+
+
+def rotations(seats: int, duplicate: bool) -> int:
+    return seats if duplicate else 1
+
+
+def build_schedule(*, preset: str, overrides: dict[str, str], bots: list[BotSpec], games: int, base_seed: int,
+                   duplicate: bool, time_control: TimeControl, sandbox: str,
+                   sandbox_limits: dict[str, Any] | None = None) -> Schedule:
+    """Game g uses seed derive_seed(base, g). With --duplicate it is played once per rotation of the seats,
+    so every bot sits where every other sat with the same cards; without, game g is seated at rotation g % n
+    so nobody keeps one seat."""
+    _, rules = resolve(preset, overrides)
+    probe = new_match(rules, 0)
+    seats, teams = probe.num_seats, probe.outcome()["teams"]
+    base = seat_assignment(bots, seats, teams)
+    schedule = Schedule()
+    for g in range(games):
+        seed = derive_seed(base_seed, g)
+        for r in range(rotations(seats, duplicate)) if duplicate else [g % seats]:
+            seat_bots = tuple(base[(s - r) % seats] for s in range(seats))
+            schedule.jobs.append(MatchJob(index=len(schedule.jobs), game_number=g, rotation=r, seed=seed,
+                                          preset=preset, overrides=tuple(sorted(overrides.items())),
+                                          seat_bots=seat_bots, time_control=time_control, sandbox=sandbox,
+                                          sandbox_limits=tuple(sorted((sandbox_limits or {}).items()))))
+    return schedule
+
+
+def _player(job: MatchJob, seat: int, spec: BotSpec, game: str, rules: Any) -> Player:
+    if spec.is_builtin:
+        bot = make_bot(game, spec.builtin, seat, rules, derive_seed(job.seed, BOT_SEED_LABEL, seat))
+        return BuiltinPlayer(spec.label, bot, name=spec.builtin)
+    return ExternalPlayer(spec.label, _sandbox_launcher(spec, job.sandbox, dict(job.sandbox_limits)))
+
+
+def _sandbox_launcher(spec: BotSpec, backend: str, limits: dict[str, Any]) -> Callable[[], Any]:
+    # The runner is where arena meets the sandbox: the referee only ever sees the launcher.
+    import sandbox
+
+    sandbox_limits = sandbox.Limits(**limits)
+
+    def launch():
+        return sandbox.start(list(spec.command), Path(spec.directory), sandbox_limits, backend=backend,
+                             allow_unsafe=backend == "unsafe", env={"PYTHONUNBUFFERED": "1"})
+
+    return launch
+
+
+def run_job(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
+    game, rules = resolve(job.preset, dict(job.overrides))
+    players = [_player(job, seat, spec, game, rules) for seat, spec in enumerate(job.seat_bots)]
+    record: MatchRecord = play_match(rules, job.seed, players, preset=job.preset, time_control=job.time_control)
+    result = {"index": job.index, "game": job.game_number, "rotation": job.rotation, **record.result}
+    return result, record.replay
+
+
+def run_schedule(schedule: Schedule, concurrency: int) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """Yield (result, replay) per match, in schedule order."""
+    if concurrency <= 1 or len(schedule.jobs) <= 1:
+        for job in schedule.jobs:
+            yield run_job(job)
+        return
+    # spawn, not fork: the parent may run a progress-bar thread, and forking a threaded process is unsafe.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=concurrency, mp_context=context) as pool:
+        yield from pool.map(run_job, schedule.jobs)

@@ -1,0 +1,101 @@
+"""Match tables: scores, wins/draws/losses, Elo differences with a 95% interval, likelihood of superiority.
+
+Results are counted pairwise: in every match, each seat of a bot is compared with each seat held by
+another bot (better rank: a win; same rank: a draw). With two bots this is the ordinary match result;
+with more seats or more bots it is the natural generalisation, and teammates never count against each
+other. The Elo and LOS formulas are the ones chess engine testers use (cutechess-cli, BayesElo's LOS).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class BotTally:
+    bot: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+
+def tally(matches: list[dict[str, Any]]) -> list[BotTally]:
+    """Per bot, pairwise results over all matches, in order of first appearance."""
+    tallies: dict[str, BotTally] = {}
+    for match in matches:
+        bots = [seat["bot"] for seat in match["seats"]]
+        for bot in bots:
+            tallies.setdefault(bot, BotTally(bot))
+        ranks = match["ranks"]
+        for a in range(len(bots)):
+            for b in range(len(bots)):
+                if bots[a] == bots[b]:
+                    continue
+                if ranks[a] < ranks[b]:
+                    tallies[bots[a]].wins += 1
+                elif ranks[a] == ranks[b]:
+                    tallies[bots[a]].draws += 1
+                else:
+                    tallies[bots[a]].losses += 1
+    return list(tallies.values())
+
+
+def elo_difference(score: float) -> float | None:
+    """Elo difference implied by an expected score; None when the score is 0 or 1 (unbounded)."""
+    if score <= 0 or score >= 1:
+        return None
+    return -400 * math.log10(1 / score - 1)
+
+
+def elo_interval(t: BotTally) -> tuple[float | None, float | None, float | None]:
+    """(elo, low, high) at 95%, from the standard error of the per-game score."""
+    n = t.games
+    if n == 0:
+        return None, None, None
+    p = t.score
+    variance = (t.wins * (1 - p) ** 2 + t.draws * (0.5 - p) ** 2 + t.losses * (0 - p) ** 2) / n
+    margin = Z95 * math.sqrt(variance / n)
+    return elo_difference(p), elo_difference(max(p - margin, 0.0)), elo_difference(min(p + margin, 1.0))
+
+
+def likelihood_of_superiority(t: BotTally) -> float | None:
+    decisive = t.wins + t.losses
+    if decisive == 0:
+        return None
+    return 0.5 * (1 + math.erf((t.wins - t.losses) / math.sqrt(2 * decisive)))
+
+
+def summary(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for t in tally(matches):
+        elo, low, high = elo_interval(t)
+        los = likelihood_of_superiority(t)
+        rows.append({"bot": t.bot, "score": round(t.score, 4), "wins": t.wins, "draws": t.draws, "losses": t.losses,
+                     "elo": _round(elo), "elo_low": _round(low), "elo_high": _round(high), "los": _round(los, 4)})
+    return rows
+
+
+def failures_by_bot(matches: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for match in matches:
+        for seat in match["seats"]:
+            if seat["verdict"] != "ok":
+                counts[seat["bot"]] += 1
+    return dict(counts)
+
+
+def _round(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
