@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return {"games": cmd_games, "play": cmd_play, "replay": cmd_replay, "showcase": cmd_showcase}[args.command](args)
+        commands = {"games": cmd_games, "play": cmd_play, "replay": cmd_replay, "showcase": cmd_showcase}
+        return commands[args.command](args)
     except (UsageError, BotSpecError, RuleOptionError, replays.ReplayError, ValueError) as err:
         print(f"arena: error: {err}", file=sys.stderr)
         return 2
