@@ -1,0 +1,90 @@
+"""A bot that plays legally or commits one chosen protocol offence: `python3 misbehave.py MODE`.
+
+Modes: fair (answers with the first legal action), garbage, too-long, wrong-id, illegal, silent-start,
+silent-move, exit-early, exit-handshake, flood-lines, flood-bytes, not-object, bad-utf8, stderr-chatter,
+slow-then-fast (spends some of the time bank), daemon (leaves a double-forked process running).
+"""
+
+import json
+import os
+import sys
+import time
+
+MODE = sys.argv[1]
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def receive():
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    return json.loads(line)
+
+
+def spawn_daemon():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open(os.environ.get("DAEMON_PIDFILE", "/tmp/kozyr-daemon.pid"), "w") as f:
+                f.write(str(os.getpid()))
+            os.closerange(0, 3)
+            time.sleep(600)
+        os._exit(0)
+    os.wait()
+
+
+hello = receive()
+if MODE == "exit-handshake":
+    sys.exit(3)
+if MODE == "silent-start":
+    time.sleep(60)
+if MODE == "daemon":
+    spawn_daemon()
+send({"type": "ready", "name": f"misbehave-{MODE}"})
+requests = 0
+while True:
+    message = receive()
+    if message["type"] != "request":
+        continue
+    requests += 1
+    if MODE == "stderr-chatter":
+        for i in range(100):
+            print(f"thinking {requests}.{i} " + "x" * 1000, file=sys.stderr)
+    if MODE == "garbage":
+        sys.stdout.write("this is not json\n")
+        sys.stdout.flush()
+        continue
+    if MODE == "too-long":
+        sys.stdout.write("[" * 70000 + "\n")
+        sys.stdout.flush()
+        continue
+    if MODE == "not-object":
+        send([1, 2, 3])
+        continue
+    if MODE == "bad-utf8":
+        sys.stdout.buffer.write(b'{"type":"action","id":1,"x":"\xff\xfe"}\n')
+        sys.stdout.flush()
+        continue
+    if MODE == "wrong-id":
+        send({"type": "action", "id": message["id"] + 100, "action": message["legal_actions"][0]})
+        continue
+    if MODE == "illegal":
+        send({"type": "action", "id": message["id"], "action": {"type": "no-such-move"}})
+        continue
+    if MODE == "silent-move":
+        time.sleep(60)
+    if MODE == "exit-early" and requests == 2:
+        sys.exit(7)
+    if MODE == "flood-lines":
+        while True:
+            sys.stdout.write("\n" * 65536)
+    if MODE == "flood-bytes":
+        while True:
+            sys.stdout.write("x" * 65536)
+    if MODE == "slow-then-fast" and requests == 1:
+        time.sleep(0.5)
+    send({"type": "action", "id": message["id"], "action": message["legal_actions"][0]})
