@@ -1,0 +1,526 @@
+"""A Bura-family match: every deal from the first shuffle to the goat (RULES.md §1).
+
+The state is a seed plus the actions applied to it. Deal k is ``shuffled(deck, derive_seed(seed, k))``
+(k counts every deal from 1, redeals too); the first dealer is drawn by lot from ``derive_seed(seed, 0)``.
+Seats are 0..n-1 clockwise; "left" is the next seat. Three decisions are asked of bots — ``lead``,
+``respond`` and ``claim`` — while drawing and combinations are done by the referee.
+"""
+
+from __future__ import annotations
+
+import copy
+from itertools import combinations
+
+from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
+from arena.games.base import IllegalAction
+from arena.games.bura import scoring, views
+from arena.games.bura.combos import INSTANT_WIN, winning_combination
+from arena.games.bura.ranking import pairing, points, sort_cards
+from arena.games.bura.rules import Rules
+
+LEAD = "lead"
+RESPOND = "respond"
+CLAIM = "claim"
+OVER = "over"
+
+_ACTION_KEYS = {LEAD: {"type", "cards"}, RESPOND: {"type", "cards", "face_down"},
+                CLAIM: {"type"}, "pass": {"type"}}
+
+
+class BuraMatch:
+    """The match state the referee drives: ``to_move``, ``observation``, ``legal_actions``, ``apply``…"""
+
+    def __init__(self, rules: Rules, seed: int):
+        self._setup(rules, seed)
+        first_dealer = SeededRandom(derive_seed(self.seed, 0)).below(self.num_seats)
+        self._deal_from(first_dealer)
+
+    # ------------------------------------------------------------------ setup
+    def _setup(self, rules: Rules, seed: int) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be bura Rules, not {type(rules).__name__}")
+        self.rules = rules
+        self.seed = check_seed(seed)
+        n = self.num_seats = rules.players
+        self.teams = [[0, 2], [1, 3]] if rules.teams else [[s] for s in range(n)]
+        self.team_of = [next(t for t, members in enumerate(self.teams) if s in members) for s in range(n)]
+        self.team_penalties = [0] * len(self.teams)
+        self.team_wins = [0] * len(self.teams)
+        self.multiplier = 1
+        self.deal_no = 0
+        self.deals_played = 0  # deals that were played (redeals excluded), for ``match=deals:N``
+        self.deal_records: list[dict] = []
+        self.ended_by: str | None = None
+        self._log: list[tuple] = []  # (full event, view function or None, view argument)
+        self._clear_deal()
+
+    def _clear_deal(self) -> None:
+        n = self.num_seats
+        self.phase = OVER
+        self.current: int | None = None
+        self.dealer = 0
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.stock: list[str] = []  # the next card drawn is the last of the list
+        self.trump = ""
+        self.trump_card = ""
+        self.trump_in_stock = False
+        self.piles: list[list[str]] = [[] for _ in range(n)]
+        self.pile_up: list[list[str]] = [[] for _ in range(n)]
+        self.pile_down: list[list[tuple[str, int]]] = [[] for _ in range(n)]  # (card, who played it)
+        self.revealed: set[int] = set()  # seats whose piles were shown at a claim
+        self.announced: list[dict] = []
+        self.leader = 0
+        self.trick_plays: list[tuple[int, tuple[str, ...], bool]] = []
+        self.best_seat = 0
+        self.best_cards: tuple[str, ...] = ()
+        self.responders: list[int] = []
+
+    @classmethod
+    def from_position(cls, rules: Rules, *, hands, trump_card: str, stock=(), piles=None, face_down=None,
+                      leader: int = 0, dealer: int | None = None, penalties=None, deals_won=None, deal: int = 1,
+                      seed: int = 0, multiplier: int = 1, claim_by: int | None = None,
+                      fresh_deal: bool = False) -> BuraMatch:
+        """A position built from explicit cards, for tests and analysis.
+
+        ``stock`` is in drawing order (first drawn first); the trump card is still in the stock when it is
+        listed there (last for ``trump_card=bottom``, first for ``returned``). ``piles``: per seat, face-up
+        trick cards; ``face_down``: per seat, ``(card, seat that played it)`` pairs. ``penalties`` and
+        ``deals_won`` are per team. ``claim_by``: that seat has just taken a trick and decides whether to
+        claim. ``fresh_deal``: the hands were just dealt, so the initial-combination rule applies (a redeal
+        shuffles deal ``deal + 1`` from ``seed``). Otherwise ``leader`` leads next.
+        """
+        state = cls.__new__(cls)
+        state._setup(rules, seed)
+        n = state.num_seats
+        piles = piles or [[] for _ in range(n)]
+        face_down = face_down or [[] for _ in range(n)]
+        every = [c for h in hands for c in h] + list(stock) + [c for p in piles for c in p]
+        every += [c for p in face_down for c, _ in p]
+        if trump_card not in stock:
+            every.append(trump_card)
+        unknown = [c for c in every if c not in rules.deck_cards]
+        if unknown or len(every) != len(set(every)) or len(hands) != n:
+            raise ValueError(f"bad position: {n} hands needed, every card of the deck at most once "
+                             f"(unknown: {unknown})")
+        state.deal_no = deal
+        state.multiplier = multiplier
+        state.team_penalties = list(penalties) if penalties else [0] * len(state.teams)
+        state.team_wins = list(deals_won) if deals_won else [0] * len(state.teams)
+        dealer = (leader - 1) % n if dealer is None else dealer
+        state._open_deal(dealer, [list(h) for h in hands], list(reversed(stock)), trump_card)
+        for owner in range(n):
+            for card in piles[owner]:
+                state.piles[owner].append(card)
+                state.pile_up[owner].append(card)
+            for card, by in face_down[owner]:
+                state.piles[owner].append(card)
+                state.pile_down[owner].append((card, by))
+        if fresh_deal:
+            next_dealer = state._after_initial_deal()
+            if next_dealer is not None:
+                state._deal_from(next_dealer)
+        elif claim_by is not None:
+            state.leader = claim_by
+            state.phase, state.current = CLAIM, claim_by
+        else:
+            state._start_trick(leader)
+        return state
+
+    def clone(self) -> BuraMatch:
+        return copy.deepcopy(self)
+
+    # ------------------------------------------------------------------ the contract
+    def to_move(self) -> int | None:
+        return self.current
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def observation(self, seat: int) -> dict:
+        self._check_seat(seat)
+        return views.observation(self, seat)
+
+    def legal_actions(self, seat: int) -> list[dict]:
+        self._check_seat(seat)
+        if seat != self.current:
+            return []
+        if self.phase == CLAIM:
+            return [{"type": "claim"}, {"type": "pass"}]
+        hand = sort_cards(self.hands[seat])
+        if self.phase == LEAD:
+            limit = self.lead_limit(seat)
+            actions = []
+            for suit in "SHDC":
+                same = [c for c in hand if c[1] == suit]
+                for size in range(1, min(limit, len(same)) + 1):
+                    actions.extend({"type": LEAD, "cards": list(cs)} for cs in combinations(same, size))
+            return actions
+        may_hide = self.rules.discard != "open"
+        actions = []
+        for cs in combinations(hand, len(self.best_cards)):
+            actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
+            if may_hide:
+                actions.append({"type": RESPOND, "cards": list(cs), "face_down": True})
+        return actions
+
+    def apply(self, seat: int, action: dict) -> None:
+        if self.phase == OVER:
+            raise IllegalAction("match-over", "the match is over")
+        if seat != self.current:
+            raise IllegalAction("not-your-turn", f"it is seat {self.current}'s turn, not seat {seat!r}'s")
+        kind = self._check_shape(action)
+        if self.phase == CLAIM:
+            if kind == CLAIM:
+                self._claim(seat)
+            else:
+                self._pass_claim(seat)
+        elif self.phase == LEAD:
+            self._lead(seat, self._check_lead(seat, action))
+        else:
+            cards, face_down = self._check_response(seat, action)
+            self._respond(seat, cards, face_down)
+
+    def events(self, seat: int | None, start: int = 0) -> list[dict]:
+        if seat is not None:
+            self._check_seat(seat)
+        log = self._log[start:] if start > 0 else self._log
+        if seat is None:
+            return [full for full, _, _ in log]
+        return [full if view is None else view(full, seat, arg) for full, view, arg in log]
+
+    def outcome(self) -> dict:
+        rubber = self.rules.match_kind == "rubber"
+        team_points = self.team_wins if rubber else self.team_penalties
+        team_ranks = [1 + sum((o > p) if rubber else (o < p) for o in team_points) for p in team_points]
+        n = self.num_seats
+        goat = []
+        if self.is_over() and self.rules.match_kind == "penalty":
+            goat = [s for s in range(n) if self.team_penalties[self.team_of[s]] >= self.rules.match_target]
+        return {
+            "finished": self.is_over(),
+            "ended_by": self.ended_by,
+            "ranks": [team_ranks[self.team_of[s]] for s in range(n)],
+            "points": [team_points[self.team_of[s]] for s in range(n)],
+            "points_kind": "score" if rubber else "penalty",
+            "teams": [list(t) for t in self.teams],
+            "penalties": [self.team_penalties[self.team_of[s]] for s in range(n)],
+            "deals_won": [self.team_wins[self.team_of[s]] for s in range(n)],
+            "goat": goat,
+            "deals": [dict(r) for r in self.deal_records],
+        }
+
+    # ------------------------------------------------------------------ validation
+    def _check_seat(self, seat) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_seats:
+            raise ValueError(f"seat must be an integer from 0 to {self.num_seats - 1}, not {seat!r}")
+
+    def _check_shape(self, action) -> str:
+        if not isinstance(action, dict):
+            raise IllegalAction("bad-action", f"an action is a JSON object with a 'type', not {action!r:.60}")
+        kind = action.get("type")
+        wanted = {CLAIM: (CLAIM, "pass"), LEAD: (LEAD,), RESPOND: (RESPOND,)}[self.phase]
+        if kind not in wanted:
+            raise IllegalAction("wrong-decision", f"the decision now is {self.phase!r}: the action type must be "
+                                                  f"{' or '.join(map(repr, wanted))}, not {kind!r:.40}")
+        extra = set(action) - _ACTION_KEYS[kind]
+        if extra:
+            raise IllegalAction("bad-action", f"unknown keys in a {kind!r} action: {', '.join(sorted(map(str, extra)))}"
+                                              f"; allowed: {', '.join(sorted(_ACTION_KEYS[kind]))}")
+        return kind
+
+    def _check_cards(self, seat: int, action: dict) -> tuple[str, ...]:
+        raw = action.get("cards")
+        if not isinstance(raw, list) or len(raw) > 64:
+            raise IllegalAction("bad-action", "'cards' must be a list of card strings such as [\"AS\", \"TS\"]")
+        try:
+            cards = [parse_card(c) for c in raw]
+        except CardError as exc:
+            raise IllegalAction("unknown-card", str(exc)) from None
+        if len(set(cards)) != len(cards):
+            raise IllegalAction("duplicate-card", f"a card is named twice in {cards}")
+        hand = self.hands[seat]
+        missing = [c for c in cards if c not in hand]
+        if missing:
+            raise IllegalAction("card-not-in-hand", f"{' '.join(missing)} not in your hand {' '.join(hand)}")
+        return tuple(sort_cards(cards))
+
+    def _check_lead(self, seat: int, action: dict) -> tuple[str, ...]:
+        cards = self._check_cards(seat, action)
+        if not cards:
+            raise IllegalAction("lead-empty", "a lead needs at least one card")
+        if len({c[1] for c in cards}) != 1:
+            raise IllegalAction("lead-one-suit", f"a lead is cards of one suit, not {' '.join(cards)}")
+        limit = self.lead_limit(seat)
+        if len(cards) > limit:
+            raise IllegalAction("lead-too-many", f"you may lead at most {limit} cards now (never more than "
+                                                 f"another player holds), not {len(cards)}")
+        return cards
+
+    def _check_response(self, seat: int, action: dict) -> tuple[tuple[str, ...], bool]:
+        cards = self._check_cards(seat, action)
+        size = len(self.best_cards)
+        if len(cards) != size:
+            raise IllegalAction("must-play-same-count", f"play exactly {size} card(s), as many as were led, "
+                                                        f"not {len(cards)}")
+        face_down = action.get("face_down", False)
+        if not isinstance(face_down, bool):
+            raise IllegalAction("bad-action", f"'face_down' must be true or false, not {face_down!r:.40}")
+        if face_down and self.rules.discard == "open":
+            raise IllegalAction("face-down-not-allowed", "with discard=open every card is played face up")
+        return cards, face_down
+
+    def lead_limit(self, seat: int) -> int:
+        """A lead may hold no more cards than any other player holds (players without cards sit out)."""
+        limit = len(self.hands[seat])
+        for other, hand in enumerate(self.hands):
+            if other != seat and hand and len(hand) < limit:
+                limit = len(hand)
+        return limit
+
+    # ------------------------------------------------------------------ events
+    def _emit(self, event: dict, view=None, arg=None) -> None:
+        self._log.append((event, view, arg))
+
+    # ------------------------------------------------------------------ a deal
+    def _deal_from(self, dealer: int | None) -> None:
+        """Deal, and keep dealing while deals end at once (redeals, instant combinations)."""
+        while dealer is not None:
+            self.deal_no += 1
+            deck = shuffled(self.rules.deck_cards, derive_seed(self.seed, self.deal_no))
+            n, size = self.num_seats, self.rules.hand
+            hands: list[list[str]] = [[] for _ in range(n)]
+            order = [(dealer + 1 + i) % n for i in range(n)]
+            for i in range(size * n):  # one card at a time, clockwise from the dealer's left
+                hands[order[i % n]].append(deck[i])
+            trump_card = deck[size * n]
+            rest = deck[size * n + 1:]
+            if self.rules.trump_card == "bottom":
+                stock = [trump_card, *reversed(rest)]
+            else:
+                stock = [*reversed(rest), trump_card]
+            self._open_deal(dealer, hands, stock, trump_card)
+            dealer = self._after_initial_deal()
+
+    def _open_deal(self, dealer: int, hands: list[list[str]], stock: list[str], trump_card: str) -> None:
+        self._clear_deal()
+        self.dealer = dealer
+        self.hands = hands
+        self.stock = stock
+        self.trump_card = trump_card
+        self.trump = trump_card[1]
+        self.trump_in_stock = trump_card in stock
+        self._emit({"type": "deal", "deal": self.deal_no, "dealer": dealer, "trump": self.trump,
+                    "trump_card": trump_card, "trump_card_place": self.rules.trump_card,
+                    "hands": [sort_cards(h) for h in hands], "stock": len(stock)}, views.view_deal)
+
+    def _after_initial_deal(self) -> int | None:
+        """Apply the initial-combination rule; return the next dealer if this deal ended at once."""
+        first = (self.dealer + 1) % self.num_seats
+        combo = winning_combination(self.hands, self.trump, self.rules, first)
+        if combo is not None and self.rules.initial_combo == "redeal":
+            self._announce(combo, "redeal")
+            return self._end_deal(scoring.DealScore(scoring.REDEAL, [], [0] * len(self.teams)), combo=combo)
+        if combo is not None and combo.effect == INSTANT_WIN:
+            return self._win_by_combination(combo)
+        self._start_trick(combo.seat if combo is not None else first)
+        return None
+
+    def _announce(self, combo, effect: str) -> None:
+        entry = {**combo.to_json(), "effect": effect}
+        self.announced.append(entry)
+        self._emit({"type": "combination", "deal": self.deal_no, **entry})
+
+    def _win_by_combination(self, combo) -> int | None:
+        self._announce(combo, INSTANT_WIN)
+        score = scoring.score_combination(self.rules, len(self.teams), self.team_of[combo.seat])
+        return self._end_deal(score, combo=combo)
+
+    def _start_trick(self, leader: int) -> None:
+        n = self.num_seats
+        for offset in range(n):  # a leader without cards (short stock, many players) passes the lead on
+            if self.hands[(leader + offset) % n]:
+                leader = (leader + offset) % n
+                break
+        self.leader = leader
+        self.trick_plays = []
+        self.phase, self.current = LEAD, leader
+
+    def _lead(self, seat: int, cards: tuple[str, ...]) -> None:
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+        self.trick_plays = [(seat, cards, False)]
+        self.best_seat, self.best_cards = seat, cards
+        n = self.num_seats
+        self.responders = [(seat + i) % n for i in range(1, n) if self.hands[(seat + i) % n]]
+        self._emit({"type": "play", "deal": self.deal_no, "seat": seat, "lead": True, "cards": list(cards),
+                    "face_down": False})
+        self._next_responder()
+
+    def _respond(self, seat: int, cards: tuple[str, ...], face_down: bool) -> None:
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+        pairs = None if face_down else pairing(cards, self.best_cards, self.trump)
+        self.trick_plays.append((seat, cards, face_down))
+        event = {"type": "play", "deal": self.deal_no, "seat": seat, "lead": False, "cards": list(cards),
+                 "face_down": face_down, "beats": pairs is not None}
+        if pairs is not None:
+            event["pairing"] = [list(p) for p in pairs]
+            self.best_seat, self.best_cards = seat, cards
+        if face_down:
+            self._emit(event, views.view_face_down_play, seat)
+        else:
+            self._emit(event)
+        self._next_responder()
+
+    def _next_responder(self) -> None:
+        if self.responders:
+            self.phase, self.current = RESPOND, self.responders.pop(0)
+        else:
+            self._take_trick()
+
+    def _take_trick(self) -> None:
+        taker = self.best_seat
+        face_up: list[str] = []
+        face_down = []
+        for seat, cards, down in self.trick_plays:
+            self.piles[taker].extend(cards)
+            if down:
+                self.pile_down[taker].extend((c, seat) for c in cards)
+                face_down.append({"seat": seat, "cards": list(cards)})
+            else:
+                self.pile_up[taker].extend(cards)
+                face_up.extend(cards)
+        event = {"type": "trick", "deal": self.deal_no, "taker": taker, "face_up": sort_cards(face_up),
+                 "face_down": face_down, "pile_count": len(self.piles[taker])}
+        if face_down:
+            self._emit(event, views.view_trick, self.rules.discard == "shown_to_taker")
+        else:
+            self._emit(event)
+        self.trick_plays = []
+        self.leader = taker
+        if self.rules.claims_allowed:
+            self.phase, self.current = CLAIM, taker
+        else:
+            self._after_trick()
+
+    def _pass_claim(self, seat: int) -> None:
+        self._emit({"type": "pass", "deal": self.deal_no, "seat": seat})
+        self._after_trick()
+
+    def _claim(self, seat: int) -> None:
+        team = self.team_of[seat]
+        members = self.teams[team]
+        total = sum(points(self.piles[s]) for s in members)
+        self.revealed.update(members)
+        target = self.rules.claim_target
+        self._emit({"type": "claim", "deal": self.deal_no, "seat": seat, "target": target, "points": total,
+                    "correct": total >= target, "piles": {str(s): sort_cards(self.piles[s]) for s in members}})
+        score = scoring.score_claim(self.rules, self._team_points(), team)
+        self._deal_from(self._end_deal(score, claimer=seat))
+
+    def _after_trick(self) -> None:
+        """Draw, look for combinations, then the next lead — or the end of a played-out deal."""
+        drew = self._draw(self.leader)
+        if drew:
+            combo = winning_combination(self.hands, self.trump, self.rules, self.leader)
+            if combo is not None:
+                if combo.effect == INSTANT_WIN:
+                    self._deal_from(self._win_by_combination(combo))
+                    return
+                self._announce(combo, "lead")
+                self.leader = combo.seat
+        if not any(self.hands):
+            self._deal_from(self._end_deal(scoring.score_played_out(self.rules, self._team_points())))
+            return
+        self._start_trick(self.leader)
+
+    def _draw(self, taker: int) -> bool:
+        """One card at a time, taker first and then clockwise, until hands are full or the stock is empty."""
+        stock, hands, size, n = self.stock, self.hands, self.rules.hand, self.num_seats
+        order = [(taker + i) % n for i in range(n)]
+        draws = []
+        while stock:
+            short = [s for s in order if len(hands[s]) < size]
+            if not short:
+                break
+            for seat in short:
+                if not stock:
+                    break
+                card = stock.pop()
+                hands[seat].append(card)
+                draws.append({"seat": seat, "card": card})
+        if not draws:
+            return False
+        if self.trump_in_stock and self.trump_card not in stock:
+            self.trump_in_stock = False
+        self._emit({"type": "draw", "deal": self.deal_no, "draws": draws, "stock": len(stock)},
+                   views.view_draw, self.trump_card)
+        return True
+
+    def _team_points(self) -> list[int]:
+        return [sum(points(self.piles[s]) for s in members) for members in self.teams]
+
+    # ------------------------------------------------------------------ end of a deal, end of the match
+    def _end_deal(self, score: scoring.DealScore, *, claimer: int | None = None, combo=None) -> int | None:
+        """Write the deal's penalties and record; return the next dealer, or None when the match is over."""
+        multiplier = self.multiplier
+        for team, penalty in enumerate(score.penalties):
+            self.team_penalties[team] += penalty * multiplier
+        for team in score.winners:
+            self.team_wins[team] += 1
+        if score.doubles_next:
+            self.multiplier *= 2
+        elif score.winners:
+            self.multiplier = 1
+        if score.reason != scoring.REDEAL:
+            self.deals_played += 1
+        n = self.num_seats
+        record = {
+            "deal": self.deal_no,
+            "dealer": self.dealer,
+            "reason": score.reason,
+            "winners": sorted(s for s in range(n) if self.team_of[s] in score.winners),
+            "trick_points": [points(self.piles[s]) for s in range(n)],
+            "penalties": [score.penalties[self.team_of[s]] * multiplier for s in range(n)],
+            "multiplier": multiplier,
+            "doubles_next": score.doubles_next,
+            "claimer": claimer,
+            "combination": combo.to_json() if combo is not None else None,
+            "totals": [self.team_penalties[self.team_of[s]] for s in range(n)],
+        }
+        self.deal_records.append(record)
+        self._emit({"type": "deal_end", **record})
+        if self._match_decided():
+            self.ended_by = "rules"
+        elif self.deal_no >= self.rules.deal_limit:
+            self.ended_by = "deal_limit"
+        if self.ended_by is not None:
+            self.phase, self.current = OVER, None
+            result = self.outcome()
+            self._emit({"type": "match_end", "ended_by": self.ended_by, "ranks": result["ranks"],
+                        "points": result["points"], "points_kind": result["points_kind"], "goat": result["goat"]})
+            return None
+        return self._next_dealer(score)
+
+    def _match_decided(self) -> bool:
+        kind, target = self.rules.match_kind, self.rules.match_target
+        if kind == "penalty":
+            return max(self.team_penalties) >= target
+        if kind == "deals":
+            return self.deals_played >= target
+        best = max(self.team_wins)
+        return best >= target and sorted(self.team_wins)[-2] <= best - 2
+
+    def _next_dealer(self, score: scoring.DealScore) -> int:
+        n = self.num_seats
+        if not score.winners:  # redeal, void, all tied: the same dealer deals again
+            return self.dealer
+        if self.rules.dealer == "rotate_left":
+            return (self.dealer + 1) % n
+        for offset in range(1, n + 1):  # the first winner clockwise from the dealer's left
+            seat = (self.dealer + offset) % n
+            if self.team_of[seat] in score.winners:
+                return seat
+        raise AssertionError("a deal with winners has a winning seat")

@@ -1,0 +1,87 @@
+"""What each seat may see: observations and the per-seat form of hidden events.
+
+The rule of thumb (RULES.md §1): a seat sees its own hand, everything played face up, the trump card
+while it lies in the stock, how many cards every hand, pile and the stock hold, and its own face-down
+cards. Face-down cards are seen by nobody else — except the taker with ``discard=shown_to_taker``, and
+everybody once the pile's owner (or a partner) claims. Hidden cards are shown as ``"??"``; a hidden set
+is never sorted among visible ones, so positions leak nothing.
+
+Event views are plain module functions over the stored full event, so the log stays data and
+``events(seat, start)`` costs only the events asked for.
+"""
+
+from __future__ import annotations
+
+from arena.games.base import HIDDEN
+from arena.games.bura.ranking import sort_cards
+
+
+def seat_knows_face_down(state, seat: int, pile_owner: int, played_by: int) -> bool:
+    if played_by == seat or pile_owner in state.revealed:
+        return True
+    return pile_owner == seat and state.rules.discard == "shown_to_taker"
+
+
+def observation(state, seat: int) -> dict:
+    rules = state.rules
+    n = state.num_seats
+    decision = state.phase if seat == state.current else None
+    piles = []
+    for owner in range(n):
+        known = [c for c, by in state.pile_down[owner] if seat_knows_face_down(state, seat, owner, by)]
+        piles.append({"count": len(state.piles[owner]), "face_up": sort_cards(state.pile_up[owner]),
+                      "face_down_known": sort_cards(known)})
+    trick = None
+    if state.phase == "respond":
+        plays = [{"seat": s, "cards": list(cards) if not down or s == seat else [HIDDEN] * len(cards),
+                  "face_down": down} for s, cards, down in state.trick_plays]
+        trick = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
+                 "best_cards": list(state.best_cards), "size": len(state.best_cards)}
+    points = state.team_wins if rules.match_kind == "rubber" else state.team_penalties
+    return {
+        "game": "bura",
+        "seat": seat,
+        "to_move": state.current,
+        "decision": decision,
+        "deal": state.deal_no,
+        "dealer": state.dealer,
+        "hand": sort_cards(state.hands[seat]),
+        "trump": state.trump,
+        "trump_card": state.trump_card if state.trump_in_stock else None,
+        "stock": len(state.stock),
+        "hand_sizes": [len(h) for h in state.hands],
+        "lead_limit": state.lead_limit(seat) if decision == "lead" else None,
+        "trick": trick,
+        "piles": piles,
+        "claim_target": rules.claim_target,
+        "combinations": list(state.announced),
+        "teams": state.teams,
+        "penalties": [state.team_penalties[state.team_of[s]] for s in range(n)],
+        "deals_won": [state.team_wins[state.team_of[s]] for s in range(n)],
+        "match_points": [points[state.team_of[s]] for s in range(n)],
+        "multiplier": state.multiplier,
+    }
+
+
+def view_deal(event: dict, seat: int, _arg) -> dict:
+    hands = [h if s == seat else [HIDDEN] * len(h) for s, h in enumerate(event["hands"])]
+    return {**event, "hands": hands}
+
+
+def view_face_down_play(event: dict, seat: int, player: int) -> dict:
+    if seat == player:
+        return event
+    return {**event, "cards": [HIDDEN] * len(event["cards"])}
+
+
+def view_trick(event: dict, seat: int, shown_to_taker: bool) -> dict:
+    taker = event["taker"]
+    hidden = [part if part["seat"] == seat or (shown_to_taker and seat == taker)
+              else {"seat": part["seat"], "cards": [HIDDEN] * len(part["cards"])} for part in event["face_down"]]
+    return {**event, "face_down": hidden}
+
+
+def view_draw(event: dict, seat: int, trump_card: str) -> dict:
+    draws = [d if d["seat"] == seat or d["card"] == trump_card else {"seat": d["seat"], "card": HIDDEN}
+             for d in event["draws"]]
+    return {**event, "draws": draws}
