@@ -22,6 +22,7 @@ LOT = 0x4C4F54  # label of the first-dealer lot's sub-seed ("LOT"); deal numbers
 
 DISCARD = "discard"
 PLAY = "play"
+FLAT = ()  # marks a public event whose values are all scalars: a shallow copy is a full copy
 SUIT_WORDS = {"C": "clubs", "S": "spades", "H": "hearts", TRUMP: "trumps"}
 
 
@@ -42,7 +43,8 @@ class KozelState:
         self._table = TABLES[rules.deck]
         self._scores = [0] * self.num_seats
         self._deals: list[dict[str, Any]] = []
-        self._log: list[tuple[dict, list[dict] | None]] = []
+        # (full event, per-seat views or None when public, or FLAT when public and holding only scalars)
+        self._log: list[tuple[dict, Any]] = []
         self._deal_no = -1
         self._doubled = False  # the current hand's penalties count twice (a 60:60 hand came before)
         self._over = False
@@ -142,7 +144,7 @@ class KozelState:
         for seat, pile in enumerate(won or ()):
             self._side_points[self._side[seat]] += sum(table.points[c] for c in pile)
             self._side_tricks[self._side[seat]] += len(pile) // n
-        self._log_deal(hands)
+        self._log_deal()
         if n == 3 and self._discard is None:
             self._hands[self._soloist] = table.sort(self._hands[self._soloist] + self._widow)
             self._log_private({"type": "widow", "deal": self._deal_no, "seat": self._soloist,
@@ -294,7 +296,7 @@ class KozelState:
             self._leader = seat
         hand.remove(card)
         self._trick.append(card)
-        self._log.append(({"type": "play", "seat": seat, "card": card}, None))
+        self._log.append(({"type": "play", "seat": seat, "card": card}, FLAT))
         if len(self._trick) < self.num_seats:
             self._turn = (seat + 1) % self.num_seats
         else:
@@ -392,7 +394,7 @@ class KozelState:
 
     # ------------------------------------------------------------------ events
 
-    def _log_deal(self, hands) -> None:
+    def _log_deal(self) -> None:
         n = self.num_seats
         full = {"type": "deal", "deal": self._deal_no, "dealer": self._dealer, "doubled": self._doubled,
                 "hands": [list(h) for h in self._hands], "soloist": self._soloist}
@@ -419,7 +421,13 @@ class KozelState:
     def events(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
         if seat is not None:
             self._check_seat(seat)
-        return [_copy(full if seat is None or views is None else views[seat]) for full, views in self._log[start:]]
+        found = []
+        for full, views in self._log[start:]:
+            if views is FLAT:
+                found.append(full.copy())
+            else:
+                found.append(_copy(full if seat is None or views is None else views[seat]))
+        return found
 
     def _check_seat(self, seat: Any) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_seats:
@@ -428,11 +436,12 @@ class KozelState:
 
 def _copy(value: Any) -> Any:
     """A copy of a JSON value, so callers can never change the state through what they were given."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
+    if value.__class__ is dict:
+        return {k: _copy(v) if v.__class__ in _CONTAINERS else v for k, v in value.items()}
+    return [_copy(v) if v.__class__ in _CONTAINERS else v for v in value]
+
+
+_CONTAINERS = (dict, list)
 
 
 def new_match(rules: Rules, seed: int) -> KozelState:
