@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
 
 
 # ---- arena games -----------------------------------------------------------------------------------------

@@ -107,7 +107,7 @@ def run_job(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
     game, rules = resolve(job.preset, dict(job.overrides))
     players = [_player(job, seat, spec, game, rules) for seat, spec in enumerate(job.seat_bots)]
     record: MatchRecord = play_match(rules, job.seed, players, preset=job.preset, time_control=job.time_control)
-    result = {"index": job.index, "game": job.game_number, "rotation": job.rotation, **record.result}
+    result = {"index": job.index, "game_number": job.game_number, "rotation": job.rotation, **record.result}
     return result, record.replay
 
 

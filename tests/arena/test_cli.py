@@ -1,0 +1,146 @@
+"""The `arena` command line: listing, playing, replays, and one clear line for every bad argument."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zipfile
+
+import pytest
+
+from arena.cli import main
+from tests.arena.conftest import PROTOCOL_BOTS
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_it_lists_every_preset_with_its_options(capsys):
+    code, out, _ = run(capsys, "games")
+    assert code == 0
+    for preset in ("bura", "bura-3p", "burkozel", "burkozel-pairs", "echki-6"):
+        assert f"\n{preset}  (game bura)" in "\n" + out
+    assert "false_claim" in out and "lose_double" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["play", "poker", "builtin:random", "builtin:random"], "unknown preset 'poker'"),
+    (["play", "bura", "builtin:random", "builtin:random", "--rule", "colour=red"], "unknown option 'colour'"),
+    (["play", "bura", "builtin:random", "builtin:random", "--rule", "deck=52"], "option 'deck'"),
+    (["play", "bura", "builtin:random", "builtin:random", "--rule", "deck"], "--rule takes key=value"),
+    (["play", "bura", "builtin:random", "builtin:random", "--games", "0"], "--games must be at least 1"),
+    (["play", "bura", "builtin:random", "builtin:random", "--games", "many"], "--games must be a whole number"),
+    (["play", "bura", "builtin:random", "builtin:random", "--seed", "-1"], "--seed must be from 0"),
+    (["play", "bura", "builtin:random", "builtin:random", "--concurrency", "100"], "--concurrency must be from 1"),
+    (["play", "bura", "builtin:random", "builtin:random", "--sandbox", "chroot"], "invalid choice: 'chroot'"),
+    (["play", "bura", "builtin:random", "builtin:random", "--time-bank", "-5"], "--time-bank must be 0 or more"),
+    (["play", "bura", "builtin:genius", "builtin:random"], "unknown built-in bot 'genius'"),
+    (["play", "bura", "no/such/bot.py", "builtin:random"], "neither builtin:NAME nor an existing file"),
+    (["play", "bura", "builtin:random"], "give 2 bots, not 1"),
+    (["play", "burkozel-pairs", "builtin:random", "builtin:random", "builtin:random"], "or 2, one per team"),
+    (["replay", "no-such-file.json"], "cannot read no-such-file.json"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+])
+def test_every_bad_argument_gets_one_line_that_says_what_to_fix(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("arena: error: ")
+    assert message in err
+
+
+def test_it_plays_matches_and_writes_results_and_replays(capsys, tmp_path):
+    results = tmp_path / "results.json"
+    code, out, _ = run(capsys, "play", "bura", "builtin:greedy", "builtin:random", "--games", "3", "--seed", "4",
+                       "--json", str(results), "--replays", str(tmp_path / "replays"))
+    assert code == 0 and "builtin:greedy" in out and "Elo" in out
+    data = json.loads(results.read_text())
+    assert len(data["matches"]) == 3 and data["base_seed"] == 4
+    match = data["matches"][0]
+    assert {"seed", "seats", "ranks", "points"} <= set(match)
+    assert {s["verdict"] for s in match["seats"]} == {"ok"}
+    assert [row["bot"] for row in data["summary"]] == ["builtin:greedy", "builtin:random"]
+    row = data["summary"][0]
+    assert row["wins"] + row["draws"] + row["losses"] == 3 and 0 <= row["score"] <= 1
+    replay = json.loads(gzip.decompress((tmp_path / "replays" / "bura-00000.json.gz").read_bytes()))
+    assert replay["seed"] == match["seed"]
+
+    code, out, _ = run(capsys, "replay", str(tmp_path / "replays" / "bura-00000.json.gz"))
+    assert code == 0 and "replay verified" in out and "deal_end" in out
+
+
+def test_duplicate_play_gives_both_seatings_the_same_deal(capsys, tmp_path):
+    code, _, _ = run(capsys, "play", "bura", "builtin:greedy", "builtin:random", "--games", "2", "--duplicate",
+                     "--seed", "9", "--quiet", "--replays", str(tmp_path), "--json", str(tmp_path / "r.json"))
+    assert code == 0
+    matches = json.loads((tmp_path / "r.json").read_text())["matches"]
+    assert [(m["game_number"], m["rotation"]) for m in matches] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    for first, second in ((0, 1), (2, 3)):
+        a, b = matches[first], matches[second]
+        assert a["seed"] == b["seed"]
+        assert [s["bot"] for s in a["seats"]] == [s["bot"] for s in reversed(b["seats"])]
+        deal_a = json.loads(gzip.decompress((tmp_path / f"bura-{first:05d}.json.gz").read_bytes()))["events"][0]
+        deal_b = json.loads(gzip.decompress((tmp_path / f"bura-{second:05d}.json.gz").read_bytes()))["events"][0]
+        assert deal_a == deal_b  # same hands per seat, same trump: the bots swapped seats, not cards
+
+
+def test_concurrency_does_not_change_a_single_byte(capsys, tmp_path):
+    outputs = []
+    for k in ("1", "2"):
+        run(capsys, "play", "burkozel", "builtin:greedy", "builtin:random", "--games", "3", "--seed", "3",
+            "--quiet", "--concurrency", k, "--json", str(tmp_path / f"r{k}.json"), "--replays", str(tmp_path / k))
+        outputs.append(((tmp_path / f"r{k}.json").read_bytes(),
+                        [p.read_bytes() for p in sorted((tmp_path / k).iterdir())]))
+    assert outputs[0] == outputs[1]
+
+
+def test_a_tampered_replay_is_rejected_with_a_clear_error(capsys, tmp_path):
+    run(capsys, "play", "bura", "builtin:greedy", "builtin:random", "--seed", "2", "--quiet",
+        "--replays", str(tmp_path))
+    path = tmp_path / "bura-00000.json.gz"
+    replay = json.loads(gzip.decompress(path.read_bytes()))
+    replay["result"]["points"] = [0, 0]
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(replay))
+    code, _, err = run(capsys, "replay", str(forged))
+    assert code == 2 and "recorded points" in err
+
+
+def test_external_bots_run_from_a_script_a_directory_and_a_zip(capsys, tmp_path):
+    source = (PROTOCOL_BOTS / "misbehave.py").read_text().replace("MODE = sys.argv[1]", "MODE = 'fair'")
+    script = tmp_path / "fair.py"
+    script.write_text(source)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "main.py").write_text(source)
+    archive = tmp_path / "bot.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("mybot/main.py", source)
+    for bot in (script, folder, archive):
+        code, _, err = run(capsys, "play", "bura", str(bot), "builtin:random", "--seed", "1", "--quiet",
+                           "--sandbox", "unsafe", "--json", str(tmp_path / "r.json"))
+        assert code == 0, err
+        seats = json.loads((tmp_path / "r.json").read_text())["matches"][0]["seats"]
+        assert {s["verdict"] for s in seats} == {"ok"}
+
+
+def test_a_failing_bot_makes_the_exit_status_non_zero(capsys, tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sys\nsys.exit(4)\n")
+    code, out, _ = run(capsys, "play", "bura", str(bad), "builtin:random", "--seed", "1", "--sandbox", "unsafe")
+    assert code == 1 and "failed" in out
+
+
+@pytest.mark.parametrize(("members", "message"), [
+    ({"../escape.py": "x"}, "points outside the bot"),
+    ({"readme.txt": "no entry point"}, "no entry point"),
+])
+def test_unsafe_or_unusable_zips_are_refused(capsys, tmp_path, members, message):
+    archive = tmp_path / "bot.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for name, text in members.items():
+            z.writestr(name, text)
+    code, _, err = run(capsys, "play", "bura", str(archive), "builtin:random")
+    assert code == 2 and message in err

@@ -1,0 +1,140 @@
+"""The referee: every documented protocol error is produced by a bot that commits it, and named."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena import protocol
+from arena.games import resolve
+from arena.players import BuiltinPlayer
+from arena.referee import TimeControl, final_ranks, play_match
+from tests.arena.conftest import builtin, misbehaving
+
+FAST = TimeControl(startup_ms=5000, move_ms=1000, bank_ms=1000)
+
+
+def play(bad, seed: int = 11, control: TimeControl = FAST, preset: str = "bura"):
+    _, rules = resolve(preset)
+    return play_match(rules, seed, [bad, builtin(preset, "random", 1)], preset=preset, time_control=control)
+
+
+@pytest.mark.parametrize(("mode", "verdict", "code"), [
+    ("garbage", protocol.PROTOCOL_ERROR, protocol.BAD_JSON),
+    ("too-long", protocol.PROTOCOL_ERROR, protocol.LINE_TOO_LONG),
+    ("flood-bytes", protocol.PROTOCOL_ERROR, protocol.LINE_TOO_LONG),
+    ("flood-lines", protocol.PROTOCOL_ERROR, protocol.OUTPUT_LIMIT),
+    ("not-object", protocol.PROTOCOL_ERROR, protocol.NOT_AN_OBJECT),
+    ("bad-utf8", protocol.PROTOCOL_ERROR, protocol.BAD_UTF8),
+    ("wrong-id", protocol.PROTOCOL_ERROR, protocol.WRONG_ID),
+    ("exit-early", protocol.CRASH, "exited"),
+    ("exit-handshake", protocol.CRASH, "exited"),
+])
+def test_it_names_each_protocol_offence_and_forfeits_the_offender(mode, verdict, code):
+    record = play(misbehaving(mode))
+    bad, good = record.result["seats"]
+    assert (bad["verdict"], bad["code"]) == (verdict, code), bad["detail"]
+    assert good["verdict"] == protocol.OK
+    assert record.result["ranks"] == [2, 1]
+    assert not record.result["finished"]
+
+
+def test_it_reports_the_exit_code_of_a_crashed_bot():
+    early = play(misbehaving("exit-early")).result["seats"][0]
+    during_handshake = play(misbehaving("exit-handshake")).result["seats"][0]
+    assert "code 7" in early["detail"] and "code 3" in during_handshake["detail"]
+    assert "after hello" in during_handshake["detail"]
+
+
+def test_an_illegal_action_is_named_by_the_rule_it_breaks_and_kept_in_the_replay():
+    record = play(misbehaving("illegal"))
+    bad = record.result["seats"][0]
+    assert bad["verdict"] == protocol.ILLEGAL_ACTION and bad["code"]
+    assert record.replay["rejected"]["action"] == {"type": "no-such-move"}
+    assert record.replay["rejected"]["rule"] == bad["code"]
+
+
+def test_silence_past_the_startup_limit_is_a_startup_timeout():
+    record = play(misbehaving("silent-start"), control=TimeControl(startup_ms=300, move_ms=200, bank_ms=0))
+    assert (record.result["seats"][0]["verdict"], record.result["seats"][0]["code"]) == (protocol.TIMEOUT, "startup")
+
+
+def test_silence_past_the_move_limit_and_bank_is_a_move_timeout():
+    record = play(misbehaving("silent-move"), control=TimeControl(startup_ms=5000, move_ms=200, bank_ms=100))
+    seat = record.result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.TIMEOUT, "move")
+    assert "200 ms plus 100 ms" in seat["detail"]
+
+
+def test_a_slow_decision_draws_on_the_bank_instead_of_forfeiting():
+    record = play(misbehaving("slow-then-fast"), control=TimeControl(startup_ms=5000, move_ms=200, bank_ms=2000))
+    assert record.result["seats"][0]["verdict"] == protocol.OK
+    assert record.result["finished"]
+
+
+def test_a_fair_external_bot_plays_a_whole_match_and_keeps_its_stderr_tail_bounded():
+    record = play(misbehaving("stderr-chatter"))
+    seat = record.result["seats"][0]
+    assert seat["verdict"] == protocol.OK and record.result["finished"]
+    assert seat["name"] == "misbehave-stderr-chatter"
+    assert len(seat["stderr_tail"]) == 20
+    assert all(len(line) <= 401 for line in seat["stderr_tail"])
+    assert record.reports[0].stderr_bytes > 100 * 1000
+
+
+def test_a_daemon_spawned_by_a_bot_does_not_outlive_the_match(no_leftover_daemon):
+    record = play(misbehaving("daemon", env={"DAEMON_PIDFILE": str(no_leftover_daemon)}))
+    assert record.result["seats"][0]["verdict"] == protocol.OK
+    assert no_leftover_daemon.exists()
+
+
+def test_a_built_in_bot_that_raises_is_a_crash_not_a_referee_failure():
+    class Broken:
+        def act(self, observation, legal_actions):
+            raise RuntimeError("bug in bot")
+
+    record = play(BuiltinPlayer("builtin:broken", Broken(), name="broken"))
+    seat = record.result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.CRASH, "exception")
+    assert "bug in bot" in seat["detail"] and seat["stderr_tail"]
+
+
+def test_a_missing_program_is_a_sandbox_failure():
+    from arena.players import ExternalPlayer
+
+    def launch():
+        raise FileNotFoundError("no such interpreter: pyhton3")
+
+    seat = play(ExternalPlayer("missing", launch)).result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.SANDBOX_FAILURE, "launch-failed")
+    assert "pyhton3" in seat["detail"]
+
+
+def test_the_same_seed_gives_byte_identical_results_and_replays():
+    def once():
+        _, rules = resolve("burkozel")
+        record = play_match(rules, 5, [builtin("burkozel", "greedy", 0), builtin("burkozel", "random", 1)],
+                            preset="burkozel")
+        return json.dumps(record.result), json.dumps(record.replay)
+
+    assert once() == once()
+
+
+@pytest.mark.parametrize(("ranks", "teams", "forfeited", "expected"), [
+    ([1, 2], [[0], [1]], {0}, [2, 1]),
+    ([2, 1, 3], [[0], [1], [2]], {1}, [1, 3, 2]),
+    ([1, 1, 3], [[0], [1], [2]], {2}, [1, 1, 3]),
+    ([1, 2, 1, 2], [[0, 2], [1, 3]], {2}, [3, 1, 3, 1]),
+    ([1, 2], [[0], [1]], {0, 1}, [1, 1]),
+])
+def test_forfeits_rank_the_offender_and_its_team_last(ranks, teams, forfeited, expected):
+    assert final_ranks(ranks, teams, forfeited) == expected
+
+
+@pytest.mark.parametrize("bad", [
+    {"startup_ms": 0}, {"move_ms": -1}, {"bank_ms": 1.5}, {"move_ms": True},
+])
+def test_time_control_rejects_bad_limits(bad):
+    with pytest.raises(ValueError, match="ms"):
+        TimeControl(**bad)
