@@ -15,7 +15,7 @@ from arena import stats
 from arena.bots import bots_for
 from arena.botspec import BotSpecError, parse_bot
 from arena.cards import MAX_SEED
-from arena.games import all_presets, load_game, resolve
+from arena.games import all_presets, new_match, resolve
 from arena.games.base import RuleOptionError
 from arena.games.options import describe
 from arena.protocol import OK
@@ -221,13 +221,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_showcase(args: argparse.Namespace) -> int:
     """Every preset: the built-in greedy bot against random, one duplicate pair each."""
-    print("Kozyr showcase: built-in bots on every preset (greedy vs random, duplicate pair, seed 2026)")
+    print("Kozyr showcase: built-in greedy against random on every preset, every seat rotation, seed 2026")
     with tempfile.TemporaryDirectory(prefix="arena-bots-") as staging:
-        for preset, (game, _rules) in all_presets().items():
+        for preset, (game, rules) in all_presets().items():
             names = sorted(bots_for(game))
-            pair = ["greedy", "random"] if {"greedy", "random"} <= set(names) else names[:2]
-            load_game(game)
-            specs = [parse_bot(f"builtin:{n}", Path(staging), names) for n in pair]
+            sides = len(new_match(rules, 0).outcome()["teams"])  # one bot per team, or per seat
+            lineup = ["greedy"] + ["random"] * (sides - 1)
+            specs = [parse_bot(f"builtin:{n}", Path(staging), names) for n in lineup]
             schedule = build_schedule(preset=preset, overrides={}, bots=specs, games=1, base_seed=2026,
                                       duplicate=True, time_control=TimeControl(), sandbox="unsafe")
             for result, _ in run_schedule(schedule, 1):
