@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from arena.cards import BURA_DECKS
 from arena.games.base import RuleOptionError
@@ -118,11 +119,11 @@ class Rules:
             raise RuleOptionError(f"option 'small_moscow': a {self.deck}-card deck has no sixes; "
                                   f"allowed: off | tens")
 
-    @property
+    @cached_property
     def match_kind(self) -> str:
         return parse_match(self.match)[0]
 
-    @property
+    @cached_property
     def match_target(self) -> int:
         return parse_match(self.match)[1]
 
@@ -130,17 +131,17 @@ class Rules:
     def deck_cards(self) -> tuple[str, ...]:
         return BURA_DECKS[self.deck]
 
-    @property
+    @cached_property
     def claims_allowed(self) -> bool:
         return self.goal == "claim" or self.claim_61 == "on"
 
-    @property
+    @cached_property
     def claim_target(self) -> int | None:
         if self.goal == "claim":
             return 31
         return 61 if self.claim_61 == "on" else None
 
-    @property
+    @cached_property
     def low_threshold(self) -> int:
         """Burkozel scoring: 4 penalty points for 1..31 trick points, 1..21 with three players."""
         return 21 if self.players == 3 and not self.teams else 31

@@ -15,7 +15,7 @@ from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_
 from arena.games.base import IllegalAction
 from arena.games.bura import scoring, views
 from arena.games.bura.combos import INSTANT_WIN, winning_combination
-from arena.games.bura.ranking import pairing, points, sort_cards
+from arena.games.bura.ranking import card_sort_key, pairing, points, sort_cards
 from arena.games.bura.rules import Rules
 
 LEAD = "lead"
@@ -59,15 +59,17 @@ class BuraMatch:
         self.phase = OVER
         self.current: int | None = None
         self.dealer = 0
-        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.hands: list[list[str]] = [[] for _ in range(n)]  # each kept in card order
         self.stock: list[str] = []  # the next card drawn is the last of the list
         self.trump = ""
         self.trump_card = ""
         self.trump_in_stock = False
         self.piles: list[list[str]] = [[] for _ in range(n)]
-        self.pile_up: list[list[str]] = [[] for _ in range(n)]
+        self.pile_up: list[list[str]] = [[] for _ in range(n)]  # kept in card order
         self.pile_down: list[list[tuple[str, int]]] = [[] for _ in range(n)]  # (card, who played it)
         self.revealed: set[int] = set()  # seats whose piles were shown at a claim
+        # known_down[viewer][owner]: the face-down cards of owner's pile that viewer may see, in card order
+        self.known_down: list[list[list[str]]] = [[[] for _ in range(n)] for _ in range(n)]
         self.announced: list[dict] = []
         self.leader = 0
         self.trick_plays: list[tuple[int, tuple[str, ...], bool]] = []
@@ -112,9 +114,11 @@ class BuraMatch:
             for card in piles[owner]:
                 state.piles[owner].append(card)
                 state.pile_up[owner].append(card)
+            state.pile_up[owner].sort(key=card_sort_key)
             for card, by in face_down[owner]:
                 state.piles[owner].append(card)
                 state.pile_down[owner].append((card, by))
+            state._refresh_known(owner)
         if fresh_deal:
             next_dealer = state._after_initial_deal()
             if next_dealer is not None:
@@ -146,7 +150,7 @@ class BuraMatch:
             return []
         if self.phase == CLAIM:
             return [{"type": "claim"}, {"type": "pass"}]
-        hand = sort_cards(self.hands[seat])
+        hand = self.hands[seat]
         if self.phase == LEAD:
             limit = self.lead_limit(seat)
             actions = []
@@ -232,17 +236,19 @@ class BuraMatch:
         raw = action.get("cards")
         if not isinstance(raw, list) or len(raw) > 64:
             raise IllegalAction("bad-action", "'cards' must be a list of card strings such as [\"AS\", \"TS\"]")
-        try:
-            cards = [parse_card(c) for c in raw]
-        except CardError as exc:
-            raise IllegalAction("unknown-card", str(exc)) from None
-        if len(set(cards)) != len(cards):
-            raise IllegalAction("duplicate-card", f"a card is named twice in {cards}")
         hand = self.hands[seat]
-        missing = [c for c in cards if c not in hand]
-        if missing:
+        # The hand holds only valid card strings, so membership alone proves a card valid; the slower
+        # parse runs only to explain a rejection.
+        if not all(isinstance(c, str) and c in hand for c in raw):
+            try:
+                cards = [parse_card(c) for c in raw]
+            except CardError as exc:
+                raise IllegalAction("unknown-card", str(exc)) from None
+            missing = [c for c in cards if c not in hand]
             raise IllegalAction("card-not-in-hand", f"{' '.join(missing)} not in your hand {' '.join(hand)}")
-        return tuple(sort_cards(cards))
+        if len(set(raw)) != len(raw):
+            raise IllegalAction("duplicate-card", f"a card is named twice in {raw}")
+        return tuple(sort_cards(raw))
 
     def _check_lead(self, seat: int, action: dict) -> tuple[str, ...]:
         cards = self._check_cards(seat, action)
@@ -304,7 +310,7 @@ class BuraMatch:
     def _open_deal(self, dealer: int, hands: list[list[str]], stock: list[str], trump_card: str) -> None:
         self._clear_deal()
         self.dealer = dealer
-        self.hands = hands
+        self.hands = [sort_cards(h) for h in hands]
         self.stock = stock
         self.trump_card = trump_card
         self.trump = trump_card[1]
@@ -392,6 +398,9 @@ class BuraMatch:
             else:
                 self.pile_up[taker].extend(cards)
                 face_up.extend(cards)
+        self.pile_up[taker].sort(key=card_sort_key)
+        if face_down:
+            self._refresh_known(taker)
         event = {"type": "trick", "deal": self.deal_no, "taker": taker, "face_up": sort_cards(face_up),
                  "face_down": face_down, "pile_count": len(self.piles[taker])}
         if face_down:
@@ -405,6 +414,12 @@ class BuraMatch:
         else:
             self._after_trick()
 
+    def _refresh_known(self, owner: int) -> None:
+        down = self.pile_down[owner]
+        for viewer in range(self.num_seats):
+            self.known_down[viewer][owner] = sort_cards(
+                c for c, by in down if views.seat_knows_face_down(self, viewer, owner, by))
+
     def _pass_claim(self, seat: int) -> None:
         self._emit({"type": "pass", "deal": self.deal_no, "seat": seat})
         self._after_trick()
@@ -414,6 +429,8 @@ class BuraMatch:
         members = self.teams[team]
         total = sum(points(self.piles[s]) for s in members)
         self.revealed.update(members)
+        for owner in members:
+            self._refresh_known(owner)
         target = self.rules.claim_target
         self._emit({"type": "claim", "deal": self.deal_no, "seat": seat, "target": target, "points": total,
                     "correct": total >= target, "piles": {str(s): sort_cards(self.piles[s]) for s in members}})
@@ -453,6 +470,8 @@ class BuraMatch:
                 draws.append({"seat": seat, "card": card})
         if not draws:
             return False
+        for seat in order:
+            hands[seat].sort(key=card_sort_key)
         if self.trump_in_stock and self.trump_card not in stock:
             self.trump_in_stock = False
         self._emit({"type": "draw", "deal": self.deal_no, "draws": draws, "stock": len(stock)},

@@ -13,7 +13,6 @@ Event views are plain module functions over the stored full event, so the log st
 from __future__ import annotations
 
 from arena.games.base import HIDDEN
-from arena.games.bura.ranking import sort_cards
 
 
 def seat_knows_face_down(state, seat: int, pile_owner: int, played_by: int) -> bool:
@@ -27,10 +26,10 @@ def observation(state, seat: int) -> dict:
     n = state.num_seats
     decision = state.phase if seat == state.current else None
     piles = []
+    known = state.known_down[seat]
     for owner in range(n):
-        known = [c for c, by in state.pile_down[owner] if seat_knows_face_down(state, seat, owner, by)]
-        piles.append({"count": len(state.piles[owner]), "face_up": sort_cards(state.pile_up[owner]),
-                      "face_down_known": sort_cards(known)})
+        piles.append({"count": len(state.piles[owner]), "face_up": list(state.pile_up[owner]),
+                      "face_down_known": list(known[owner])})
     trick = None
     if state.phase == "respond":
         plays = [{"seat": s, "cards": list(cards) if not down or s == seat else [HIDDEN] * len(cards),
@@ -45,7 +44,7 @@ def observation(state, seat: int) -> dict:
         "decision": decision,
         "deal": state.deal_no,
         "dealer": state.dealer,
-        "hand": sort_cards(state.hands[seat]),
+        "hand": list(state.hands[seat]),
         "trump": state.trump,
         "trump_card": state.trump_card if state.trump_in_stock else None,
         "stock": len(state.stock),
