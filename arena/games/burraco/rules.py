@@ -1,0 +1,40 @@
+"""Burraco's rule options and presets (RULES.md §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.games.options import option, validate_rules
+
+
+@dataclass(frozen=True)
+class Rules:
+    players: int = option(
+        4, choices=(4, 2), source="001 (Uzbek, pagat); RULES.md §3",
+        doc="4: two teams of two, partners opposite (seats 0 and 2 against 1 and 3); 2: each player is a team")
+    target: int = option(
+        2000, between=(1, 100_000), source="001 (Uzbek, pagat): 2000; Italian federation code: 2005",
+        doc="the match ends after the hand in which a team reaches this total (2000 in the seed, 2005 in the "
+            "federation's code; lower targets make short matches for tests and quick leagues)")
+    stalemate_turns: int = option(
+        24, between=(1, 1000), source="RULES.md §3 (the seed's 'no progress' end, made countable)",
+        doc="the hand ends after this many consecutive turns in which nobody drew from the stock")
+
+    def __post_init__(self):
+        validate_rules(self)
+
+    @property
+    def num_teams(self) -> int:
+        return 2
+
+    def team_of(self, seat: int) -> int:
+        return seat % 2
+
+    def teams(self) -> list[list[int]]:
+        return [[0, 2], [1, 3]] if self.players == 4 else [[0], [1]]
+
+
+PRESETS: dict[str, Rules] = {
+    "burraco": Rules(),
+    "burraco-2p": Rules(players=2),
+}
