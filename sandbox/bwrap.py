@@ -1,0 +1,322 @@
+"""The `bwrap` backend: bubblewrap namespaces + a distinct uid + cgroups (or rlimits) + seccomp.
+
+Layers, outermost first (docs/sandbox.md says what each one stops):
+1. a uid of its own (leased from a range, root workers only), so per-user limits and kill permissions
+   separate bots from each other and from the worker;
+2. cgroups for memory, tasks and CPU (falling back to rlimits, stated in the report);
+3. bubblewrap: new user/pid/net/ipc/uts/cgroup/mount namespaces, no nested user namespaces, a read-only
+   root made of /usr and a few files, the bot's files read-only at /bot, a size-limited private /tmp;
+   started with an empty environment so even its own pid 1 holds nothing of the worker's;
+4. a seccomp filter (seccomp_filter.py) refusing kernel interfaces no bot needs.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import fcntl
+import os
+import shutil
+import subprocess
+import tempfile
+import termios
+import time
+from functools import cache
+from pathlib import Path
+
+from . import cgroups, seccomp_filter
+from .environment import SANDBOX_PATH, bot_environment
+from .errors import SandboxError
+from .limits import Limits
+from .process import Confinement, Measures, SandboxProcess, _rusage_cpu, _rusage_peak_mb, decode_shell_status
+from .rlimits import child_setup, rlimits_for
+from .staging import Staging
+from .uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
+
+BOT_MOUNT = "/bot"
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+# /etc stays almost empty: the loader cache (faster start), the time zone, and Debian's alternatives links
+# (some interpreters are reached through them). No resolv.conf, hosts, passwd of the host.
+ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
+HOSTNAME = "sandbox"
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+@cache
+def bwrap_version() -> str:
+    binary = bwrap_path()
+    if binary is None:
+        return ""
+    done = subprocess.run([binary, "--version"], capture_output=True, text=True, env={}, check=False)
+    return done.stdout.strip() or done.stderr.strip()
+
+
+def system_mounts(root: Path = Path("/")) -> list[str]:
+    """Mount the host's system folders read-only, recreating merged-/usr symlinks as symlinks."""
+    args: list[str] = []
+    for name in SYSTEM_DIRS:
+        host = root / name
+        if host.is_symlink():
+            args += ["--symlink", os.readlink(host), f"/{name}"]
+        elif host.is_dir():
+            args += ["--ro-bind", str(host), f"/{name}"]
+    for entry in ETC_ENTRIES:
+        args += ["--ro-bind-try", entry, entry]
+    return args
+
+
+def build_command(command: list[str], staged_bot: Path, limits: Limits, *, seccomp_fd: int, passwd_fd: int,
+                  group_fd: int, bwrap: str = "bwrap") -> list[str]:  # fmt: skip
+    """The bubblewrap command line for one run (pure: tests read it)."""
+    return [
+        bwrap,
+        "--unshare-all", "--unshare-user", "--disable-userns", "--hostname", HOSTNAME,
+        "--die-with-parent", "--new-session",
+        *system_mounts(),
+        "--ro-bind-data", str(passwd_fd), "/etc/passwd",
+        "--ro-bind-data", str(group_fd), "/etc/group",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp",
+        "--ro-bind", str(staged_bot), BOT_MOUNT,
+        "--chdir", BOT_MOUNT,
+        # Last: nothing else may be created in / or /dev (their tmpfs have no size limit).
+        "--remount-ro", "/dev",
+        "--remount-ro", "/",
+        "--seccomp", str(seccomp_fd),
+        "--",
+        *command,
+    ]  # fmt: skip
+
+
+def resolve_in_sandbox(program: str, staged_bot: Path) -> Path:
+    """The host file the sandbox will execute for `program`, or a SandboxError saying it is missing."""
+    if program.startswith(BOT_MOUNT + "/"):
+        candidates = [staged_bot / program[len(BOT_MOUNT) + 1 :]]
+    elif program.startswith("/"):
+        top = program.split("/")[1]
+        candidates = [Path(program)] if top in SYSTEM_DIRS else []
+    elif "/" in program:
+        candidates = [staged_bot / program]
+    else:
+        candidates = [Path(folder, program) for folder in SANDBOX_PATH.split(":")]
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    raise SandboxError(
+        f"command {program!r} cannot be run inside the sandbox: it must be an executable under /usr (or "
+        f"{BOT_MOUNT}), or a name found in {SANDBOX_PATH}"
+    )
+
+
+class BwrapConfinement(Confinement):
+    backend = "bwrap"
+
+    def __init__(self, limits: Limits, use_cgroups: bool | None):
+        super().__init__()
+        self.backend_version = bwrap_version()
+        self._lease = None
+        self._cgroups: cgroups.Run | None = None
+        self._staging: Staging | None = None
+        self._seccomp_fd: int | None = None
+        self._limits = limits
+        self._use_cgroups = use_cgroups
+
+    def prepare(self, bot_dir: Path) -> None:
+        if can_switch_uid():
+            self._lease = lease_uid()
+            self.sandbox_uid = self._lease.uid
+        self._staging = Staging(bot_dir)
+        support = cgroups.detect() if self._use_cgroups is not False else cgroups.Support()
+        if self._use_cgroups and not support.usable:
+            raise SandboxError("cgroups were required but this process cannot create any")
+        if support.usable:
+            name = f"run-{self.sandbox_uid or os.getpid()}-{os.path.basename(self._staging.root)}"
+            self._cgroups = cgroups.Run(support, name, self._limits)
+        self._describe_limits()
+
+    @property
+    def staged_bot(self) -> Path:
+        return self._staging.bot
+
+    def child_setup(self):
+        mechanisms = self._cgroups.mechanisms if self._cgroups else {}
+        rlimits = rlimits_for(
+            self._limits,
+            memory="memory_mb" not in mechanisms,
+            processes=self._lease is not None,
+        )
+        procs_files = self._cgroups.procs_files if self._cgroups else []
+        return child_setup(procs_files, rlimits, self.sandbox_uid)
+
+    def open_seccomp(self) -> int:
+        self._seccomp_fd = seccomp_filter.program_fd()
+        return self._seccomp_fd
+
+    def _describe_limits(self) -> None:
+        mechanisms = self._cgroups.mechanisms if self._cgroups else {}
+        weakened = self.guarantees_weakened
+        limits = self._limits
+        memory = mechanisms.get("memory_mb")
+        if memory is None:
+            memory = "rlimit RLIMIT_DATA (per process)"
+            weakened.append(
+                "memory is limited per process (RLIMIT_DATA), not for the bot as a whole; /tmp is not counted; "
+                "out-of-memory is inferred from a failure near the limit"
+            )
+        tasks = [mechanisms["processes"]] if "processes" in mechanisms else []
+        if self._lease is not None:
+            tasks.append("rlimit RLIMIT_NPROC (own uid)")
+        else:
+            weakened.append("no uid of its own: the bot runs as the worker's uid (needs a root worker)")
+            if not tasks:
+                weakened.append("the number of processes is not limited")
+        accounting = mechanisms.get("cpu_accounting")
+        if accounting is None:
+            cpu = "rlimit RLIMIT_CPU (per process)"
+            weakened.append("CPU time is limited per process (RLIMIT_CPU), not summed over the bot's processes")
+        else:
+            cpu = f"{accounting} accounting + watchdog; RLIMIT_CPU backstop"
+        if "cpus" not in mechanisms:
+            weakened.append("CPU bandwidth is not capped: the bot may use every core at once")
+        if self._cgroups is None:
+            weakened.append("no cgroup: the bot's processes are found by uid or through bwrap's pid namespace")
+        self.limits_applied = {
+            "memory_mb": {"value": limits.memory_mb, "mechanism": memory},
+            "processes": {"value": limits.processes, "mechanism": " + ".join(tasks) or "none"},
+            "cpu_seconds": {"value": limits.cpu_seconds, "mechanism": cpu},
+            "wall_seconds": {"value": limits.wall_seconds, "mechanism": "watchdog"},
+            "open_files": {"value": limits.open_files, "mechanism": "rlimit RLIMIT_NOFILE"},
+            "file_size_mb": {"value": limits.file_size_mb, "mechanism": "rlimit RLIMIT_FSIZE"},
+            "tmp_mb": {"value": limits.tmp_mb, "mechanism": "tmpfs size"},
+            "cpus": {"value": limits.cpus, "mechanism": mechanisms.get("cpus", "none")},
+        }
+
+    # -- Confinement ----------------------------------------------------------------------------------
+    def decode_status(self, status: int) -> tuple[int | None, int | None]:
+        return decode_shell_status(status)
+
+    def live_cpu_seconds(self) -> float | None:
+        return self._cgroups.cpu_seconds() if self._cgroups else None
+
+    def kill_all(self, main_pid: int) -> None:
+        if self._cgroups is not None:
+            self._cgroups.kill()
+        if self._lease is not None:
+            kill_all_processes_of(self._lease.uid)
+        if self._cgroups is None and self._lease is None:
+            # bwrap's pid 1 and everything in its pid namespace die with the launcher (--die-with-parent).
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(main_pid, 9)
+
+    def survivors(self) -> list[int]:
+        found = set(self._cgroups.pids()) if self._cgroups else set()
+        if self._lease is not None:
+            found.update(processes_of(self._lease.uid))
+        return sorted(found)
+
+    def measure(self, rusage) -> Measures:
+        if self._cgroups is None:
+            return super().measure(rusage)
+        cpu = self._cgroups.cpu_seconds()
+        peak = self._cgroups.peak_memory_mb()
+        return Measures(
+            cpu_seconds=_rusage_cpu(rusage) if cpu is None else cpu,
+            peak_memory_mb=_rusage_peak_mb(rusage) if peak is None else peak,
+            oom_kills=self._cgroups.oom_kills(),
+        )
+
+    def setup_failed(self) -> bool:
+        if self._seccomp_fd is None:
+            return True
+        unread = array.array("i", [0])
+        fcntl.ioctl(self._seccomp_fd, termios.FIONREAD, unread)
+        return unread[0] > 0
+
+    def cleanup(self) -> None:
+        if self._seccomp_fd is not None:
+            os.close(self._seccomp_fd)
+            self._seccomp_fd = None
+        if self._cgroups is not None:
+            self._cgroups.remove()
+        if self._staging is not None:
+            self._staging.remove()
+        if self._lease is not None:
+            self._lease.release()
+
+
+def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | None = None,
+                use_cgroups: bool | None = None) -> SandboxProcess:  # fmt: skip
+    binary = bwrap_path()
+    if binary is None:
+        raise SandboxError(
+            "bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap, or `make system-deps`) "
+            "or choose backend='docker'"
+        )
+    started = time.monotonic()
+    environment = bot_environment(env)
+    confinement = BwrapConfinement(limits, use_cgroups)
+    data_fds: list[int] = []
+    try:
+        confinement.prepare(bot_dir)
+        resolve_in_sandbox(command[0], confinement.staged_bot)
+        uid = confinement.sandbox_uid if confinement.sandbox_uid is not None else os.getuid()
+        gid = uid if confinement.sandbox_uid is not None else os.getgid()
+        passwd_fd = _data_fd(f"bot:x:{uid}:{gid}:bot:/tmp:/usr/sbin/nologin\n")
+        data_fds.append(passwd_fd)
+        group_fd = _data_fd(f"bot:x:{gid}:\n")
+        data_fds.append(group_fd)
+        seccomp_fd = confinement.open_seccomp()
+        argv = build_command(command, confinement.staged_bot, limits, seccomp_fd=seccomp_fd,
+                             passwd_fd=passwd_fd, group_fd=group_fd, bwrap=binary)  # fmt: skip
+        popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            env=environment,
+            cwd="/",
+            pass_fds=(seccomp_fd, passwd_fd, group_fd),
+            start_new_session=True,
+            preexec_fn=confinement.child_setup(),
+        )
+    except subprocess.SubprocessError as error:
+        confinement.cleanup()
+        raise SandboxError(f"could not start bubblewrap as the sandbox uid: {error}") from error
+    except BaseException:
+        confinement.cleanup()
+        raise
+    finally:
+        for fd in data_fds:
+            os.close(fd)
+    return SandboxProcess(popen, confinement, limits, started, time.monotonic() - started)
+
+
+def _data_fd(text: str) -> int:
+    read_end, write_end = os.pipe()
+    os.write(write_end, text.encode())
+    os.close(write_end)
+    return read_end
+
+
+@cache
+def preflight() -> str | None:
+    """None when bwrap can start a trivial program here with every layer on, else why not."""
+    if bwrap_path() is None:
+        return "bubblewrap (bwrap) is not installed"
+    with tempfile.TemporaryDirectory() as empty:
+        try:
+            process = start_bwrap(["/usr/bin/true"] if Path("/usr/bin/true").exists() else ["true"], Path(empty),
+                                  Limits(wall_seconds=20))  # fmt: skip
+        except SandboxError as error:
+            return str(error)
+        report = process.finish(grace_seconds=10)
+        error_text = process.stderr.read().decode(errors="replace").strip()
+        process.close()
+    if report.outcome != "ok":
+        return f"bubblewrap cannot start a sandbox here ({report.detail}): {error_text}"
+    return None

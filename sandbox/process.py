@@ -1,0 +1,250 @@
+"""A running sandboxed bot: its pipes, its exit status, the watchdog that enforces wall and CPU time, and
+`finish()`, which always leaves nothing of the bot running and returns the report.
+
+What differs between backends (how to kill every process of the bot, how to measure it, what to clean up)
+lives in a `Confinement`; this module holds the part every backend shares.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+from .limits import Limits
+from .report import CPU_TIME, WALL_TIME, Ending, SandboxReport, classify
+
+WATCHDOG_TICK = 0.05
+
+
+@dataclass(frozen=True)
+class Measures:
+    cpu_seconds: float | None  # None: this backend cannot measure it
+    peak_memory_mb: float | None
+    oom_kills: int | None
+
+
+class Confinement:
+    """How one backend holds a bot. The defaults fit a plain child process measured by wait4()."""
+
+    backend = ""
+    backend_version = ""
+    sandbox_uid: int | None = None
+
+    def __init__(self) -> None:
+        self.limits_applied: dict[str, dict] = {}
+        self.guarantees_weakened: list[str] = []
+
+    def decode_status(self, status: int) -> tuple[int | None, int | None]:
+        """(exit_code, signal) of the bot from the wait status of the launched process."""
+        if os.WIFSIGNALED(status):
+            return None, os.WTERMSIG(status)
+        return os.WEXITSTATUS(status), None
+
+    def live_cpu_seconds(self) -> float | None:
+        return None
+
+    def kill_all(self, main_pid: int) -> None:
+        raise NotImplementedError
+
+    def survivors(self) -> list[int]:
+        return []
+
+    def measure(self, rusage) -> Measures:
+        return Measures(_rusage_cpu(rusage), _rusage_peak_mb(rusage), None)
+
+    def setup_failed(self) -> bool:
+        return False
+
+    def cleanup(self) -> None:
+        """Release everything the run held (uid, cgroups, copies). Called once, after every process died."""
+
+
+def decode_shell_status(status: int) -> tuple[int | None, int | None]:
+    """Launchers such as bwrap and `docker run` report a bot killed by signal N as exit status 128 + N."""
+    if os.WIFSIGNALED(status):
+        return None, os.WTERMSIG(status)
+    code = os.WEXITSTATUS(status)
+    if 128 < code < 128 + signal.NSIG:
+        return None, code - 128
+    return code, None
+
+
+class SandboxProcess:
+    def __init__(self, popen: subprocess.Popen, confinement: Confinement, limits: Limits, started: float,
+                 startup_seconds: float):  # fmt: skip
+        self._popen = popen
+        self._confinement = confinement
+        self._limits = limits
+        self._started = started
+        self.startup_seconds = startup_seconds
+        self.stdin = popen.stdin
+        self.stdout = popen.stdout
+        self.stderr = popen.stderr
+        self.pid = popen.pid
+        self.sandbox_uid = confinement.sandbox_uid
+        self._lock = threading.RLock()
+        self._finish_lock = threading.Lock()
+        self._status: int | None = None
+        self._rusage = None
+        self._ended: float | None = None
+        self._killed_for: str | None = None
+        self._output_truncated = False
+        self._report: SandboxReport | None = None
+        self._stop = threading.Event()
+        self._watchdog = threading.Thread(target=self._watch, name=f"sandbox-watchdog-{self.pid}", daemon=True)
+        self._watchdog.start()
+
+    # -- what the caller uses -------------------------------------------------------------------------
+    def poll(self) -> int | None:
+        """The bot's exit status once the launched process ended (negative: killed by that signal)."""
+        with self._lock:
+            if self._status is None:
+                try:
+                    pid, status, rusage = os.wait4(self.pid, os.WNOHANG)
+                except ChildProcessError:
+                    pid, status, rusage = self.pid, 0, None
+                if pid == 0:
+                    return None
+                self._status, self._rusage, self._ended = status, rusage, time.monotonic()
+                exit_code, sig = self._confinement.decode_status(status)
+                self._popen.returncode = -sig if sig is not None else exit_code
+            return self._popen.returncode
+
+    def mark_output_truncated(self) -> None:
+        """The caller stopped reading because the bot wrote more than it allows."""
+        self._output_truncated = True
+
+    def finish(self, grace_seconds: float = 0.5) -> SandboxReport:
+        """Close stdin, give the bot `grace_seconds` to exit, then kill every process it has. Idempotent."""
+        with self._finish_lock:
+            if self._report is None:
+                self._report = self._finish(grace_seconds)
+            return self._report
+
+    def close(self) -> None:
+        """finish(), then close the caller's ends of the pipes."""
+        self.finish()
+        for stream in (self.stdin, self.stdout, self.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def __enter__(self) -> SandboxProcess:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _finish(self, grace_seconds: float) -> SandboxReport:
+        if self.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.stdin.close()
+        killed_at_finish = not self._wait(max(0.0, grace_seconds))
+        self._stop.set()
+        self._watchdog.join()
+        self._confinement.kill_all(self.pid)
+        while not self._wait(2.0):
+            self._confinement.kill_all(self.pid)
+        survivors = self._survivors_after_kill()
+        measures = self._confinement.measure(self._rusage)
+        setup_failed = self._confinement.setup_failed()
+        weakened = list(self._confinement.guarantees_weakened)
+        if survivors:
+            weakened.append(f"{len(survivors)} process(es) of the bot survived cleanup: {sorted(survivors)}")
+        else:
+            self._confinement.cleanup()
+        exit_code, sig = self._confinement.decode_status(self._status)
+        ending = Ending(
+            setup_failed=setup_failed,
+            killed_for=self._killed_for,
+            killed_at_finish=killed_at_finish and self._killed_for is None,
+            exit_code=exit_code,
+            signal=sig,
+            oom_kills=measures.oom_kills,
+            cpu_seconds=measures.cpu_seconds,
+            cpu_limit=self._limits.cpu_seconds,
+            peak_memory_mb=measures.peak_memory_mb,
+            memory_limit_mb=self._limits.memory_mb,
+            output_truncated=self._output_truncated,
+        )
+        outcome, detail = classify(ending)
+        return SandboxReport(
+            outcome=outcome,
+            detail=detail,
+            exit_code=exit_code,
+            signal=sig,
+            cpu_seconds=measures.cpu_seconds,
+            wall_seconds=self._ended - self._started,
+            peak_memory_mb=measures.peak_memory_mb,
+            output_truncated=self._output_truncated,
+            killed_at_finish=ending.killed_at_finish,
+            limits=self._confinement.limits_applied,
+            guarantees_weakened=weakened,
+            backend=self._confinement.backend,
+            backend_version=self._confinement.backend_version,
+            startup_seconds=self.startup_seconds,
+            sandbox_uid=self.sandbox_uid,
+        )
+
+    def _survivors_after_kill(self, patience: float = 2.0) -> list[int]:
+        """Processes of the bot still alive; SIGKILLed ones take a moment to leave the process table."""
+        deadline = time.monotonic() + patience
+        while (survivors := self._confinement.survivors()) and time.monotonic() < deadline:
+            self._confinement.kill_all(self.pid)
+            time.sleep(0.01)
+        return survivors
+
+    def _wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the launched process to end; True if it did."""
+        deadline = time.monotonic() + timeout
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except OSError:
+            pidfd = None
+        try:
+            while self.poll() is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                if pidfd is not None:
+                    select.select([pidfd], [], [], remaining)
+                else:
+                    time.sleep(min(remaining, 0.005))
+            return True
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(WATCHDOG_TICK):
+            if self.poll() is not None:
+                return
+            if time.monotonic() - self._started >= self._limits.wall_seconds:
+                self._kill_for(WALL_TIME)
+                return
+            cpu = self._confinement.live_cpu_seconds()
+            if cpu is not None and cpu >= self._limits.cpu_seconds:
+                self._kill_for(CPU_TIME)
+                return
+
+    def _kill_for(self, reason: str) -> None:
+        with self._lock:
+            if self._status is not None:
+                return
+            self._killed_for = reason
+        self._confinement.kill_all(self.pid)
+
+
+def _rusage_cpu(rusage) -> float:
+    return 0.0 if rusage is None else rusage.ru_utime + rusage.ru_stime
+
+
+def _rusage_peak_mb(rusage) -> float | None:
+    return None if rusage is None else rusage.ru_maxrss / 1024

@@ -1,0 +1,85 @@
+"""The seccomp filter loaded into every bwrap-sandboxed bot: refuse the kernel interfaces a card-game bot
+never needs and that carry most of the kernel's attack surface or could undo the other layers.
+
+It is a deny list on top of namespaces, not an allow list: interpreters (Python, Node) use a wide and
+version-dependent set of ordinary syscalls, and an allow list that breaks a runtime upgrade would be
+disabled in practice. Refused calls fail with EPERM (clone3 with ENOSYS, so libc falls back to clone,
+whose flags a filter can inspect). Syscalls from other ABIs (i386, x32) are killed by libseccomp's
+architecture check.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+from functools import cache
+
+import pyseccomp as seccomp
+
+REFUSED_SYSCALLS = (
+    # Inspecting or steering other processes.
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "process_madvise",
+    # Kernel keyrings, eBPF, perf, io_uring, userfaultfd: large attack surface, no use to a bot.
+    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    # Namespaces and mounts: the sandbox's own walls.
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "mount_setattr",
+    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+    # Host administration (already refused without capabilities; refused here whatever the capabilities).
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot",
+    "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog", "iopl", "ioperm",
+    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "name_to_handle_at", "open_by_handle_at",
+    "lookup_dcookie", "vhangup", "uselib", "personality",
+)  # fmt: skip
+
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (linux/sched.h; os.CLONE_* needs 3.12).
+NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+
+# Sockets: local (AF_UNIX) and IP sockets stay allowed. IP is useless in the empty network namespace (no
+# interface but an isolated loopback) and refusing it would only hide what the namespace guarantees; every
+# other family (netlink, packet, vsock, bluetooth, alg, ...) is refused.
+ALLOWED_SOCKET_FAMILIES = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6)
+
+
+@cache
+def bpf_program() -> bytes:
+    """The compiled filter as raw BPF, in the format bwrap's --seccomp FD expects."""
+    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    refuse = seccomp.ERRNO(errno.EPERM)
+    for name in REFUSED_SYSCALLS:
+        try:
+            rules.add_rule(refuse, name)
+        except (ValueError, RuntimeError, OSError):
+            continue  # not a syscall on this architecture
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    for flag in NAMESPACE_FLAGS:
+        rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    refuse_family = seccomp.ERRNO(errno.EAFNOSUPPORT)
+    highest_allowed = max(ALLOWED_SOCKET_FAMILIES)
+    for family in range(highest_allowed):
+        if family not in ALLOWED_SOCKET_FAMILIES:
+            rules.add_rule(refuse_family, "socket", seccomp.Arg(0, seccomp.EQ, family))
+    rules.add_rule(refuse_family, "socket", seccomp.Arg(0, seccomp.GT, highest_allowed))
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(write_end, "wb") as sink:
+            rules.export_bpf(sink)
+        chunks = []
+        while chunk := os.read(read_end, 65536):
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+    return b"".join(chunks)
+
+
+def program_fd() -> int:
+    """A pipe's read end holding the filter. The caller keeps its own copy of the fd: bwrap reads the
+    filter only after every mount succeeded, so bytes still unread after the run mean setup failed."""
+    program = bpf_program()
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, program)
+    finally:
+        os.close(write_end)
+    return read_end

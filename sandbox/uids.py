@@ -1,0 +1,105 @@
+"""One unprivileged host uid per running bot, so per-user kernel limits (RLIMIT_NPROC) and signal
+permissions separate bots from each other and from the worker.
+
+A uid is leased with an exclusive flock on a lock file in a root-only folder: safe across threads and
+processes on one machine, and released by the kernel if the worker dies. The range comes from
+KOZYR_SANDBOX_UIDS ("60000-60999" by default) and must not belong to real accounts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import random
+import signal
+import time
+
+import psutil
+
+from .errors import SandboxError
+from .state import state_dir
+
+DEFAULT_RANGE = "60000-60999"
+
+
+def uid_range() -> range:
+    text = os.environ.get("KOZYR_SANDBOX_UIDS", DEFAULT_RANGE)
+    try:
+        low, high = (int(part) for part in text.split("-"))
+    except ValueError:
+        raise SandboxError(f"KOZYR_SANDBOX_UIDS must look like 60000-60999, got {text!r}") from None
+    if not 1000 <= low <= high < 2**31 - 1:
+        raise SandboxError(f"KOZYR_SANDBOX_UIDS must be an increasing range of unprivileged uids, got {text!r}")
+    return range(low, high + 1)
+
+
+def can_switch_uid() -> bool:
+    return os.geteuid() == 0
+
+
+class UidLease:
+    """An exclusive claim on one uid for the life of one run."""
+
+    def __init__(self, uid: int, lock_fd: int):
+        self.uid = uid
+        self._lock_fd: int | None = lock_fd
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+
+def lease_uid() -> UidLease:
+    uids = uid_range()
+    folder = state_dir() / "uids"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    start = random.randrange(len(uids))
+    for offset in range(len(uids)):
+        uid = uids[(start + offset) % len(uids)]
+        fd = os.open(folder / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        # A previous holder that crashed may have left processes behind; the uid must start empty.
+        kill_all_processes_of(uid)
+        return UidLease(uid, fd)
+    raise SandboxError(f"all {len(uids)} sandbox uids ({uids.start}-{uids.stop - 1}) are in use")
+
+
+def processes_of(uid: int) -> list[int]:
+    """Live processes owned by `uid` (zombies hold nothing but a pid; their parent reaps them)."""
+    found = []
+    for process in psutil.process_iter(["uids", "status"]):
+        uids = process.info["uids"]
+        if uids is None or process.info["status"] == psutil.STATUS_ZOMBIE:
+            continue
+        if uid in (uids.real, uids.effective, uids.saved):
+            found.append(process.pid)
+    return found
+
+
+def kill_all_processes_of(uid: int, attempts: int = 20) -> bool:
+    """SIGKILL every process of `uid` with kill(-1) sent *as that uid*: the kernel then signals exactly the
+    processes that uid owns, atomically per call, including setsid daemons and any inside namespaces.
+    Returns True when none is left."""
+    for _ in range(attempts):
+        if not processes_of(uid):
+            return True
+        child = os.fork()
+        if child == 0:  # pragma: no cover - runs in the forked child only
+            try:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(child, 0)
+        time.sleep(0.002)
+    with contextlib.suppress(Exception):
+        return not processes_of(uid)
+    return False

@@ -1,0 +1,145 @@
+"""The `unsafe` backend: no isolation at all, for trusted built-in bots and tests that say so.
+
+The bot runs as the worker, sees the worker's files and network, and gets only the caller's extra
+environment (not the worker's). What it still guarantees: limits where cgroups allow, and that finish()
+kills every process it started — found through its cgroup when one can be created, else through its
+session's process group and its descendants.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import psutil
+
+from . import cgroups
+from .environment import bot_environment
+from .errors import SandboxError
+from .limits import Limits
+from .process import Confinement, Measures, SandboxProcess, _rusage_cpu, _rusage_peak_mb
+from .rlimits import child_setup, rlimits_for
+
+NO_ISOLATION = "no isolation: the bot runs as the worker and can read its files and use its network"
+
+
+class UnsafeConfinement(Confinement):
+    backend = "unsafe"
+    backend_version = "subprocess"
+
+    def __init__(self, limits: Limits, use_cgroups: bool | None):
+        super().__init__()
+        support = cgroups.detect() if use_cgroups is not False else cgroups.Support()
+        name = f"unsafe-{os.getpid()}-{time.monotonic_ns()}"
+        self._cgroups = cgroups.Run(support, name, limits) if support.usable else None
+        self._group: int | None = None
+        self._known: set[int] = set()
+        mechanisms = self._cgroups.mechanisms if self._cgroups else {}
+        self.guarantees_weakened = [NO_ISOLATION]
+        if self._cgroups is None:
+            self.guarantees_weakened.append("no cgroup: processes that leave the session are not tracked")
+        cpu = "watchdog" if "cpu_accounting" in mechanisms else "rlimit RLIMIT_CPU (per process)"
+        memory = mechanisms.get("memory_mb", "rlimit RLIMIT_DATA (per process)")
+        self.limits_applied = {
+            "memory_mb": {"value": limits.memory_mb, "mechanism": memory},
+            "processes": {"value": limits.processes, "mechanism": mechanisms.get("processes", "none")},
+            "cpu_seconds": {"value": limits.cpu_seconds, "mechanism": cpu},
+            "wall_seconds": {"value": limits.wall_seconds, "mechanism": "watchdog"},
+            "open_files": {"value": limits.open_files, "mechanism": "rlimit RLIMIT_NOFILE"},
+            "file_size_mb": {"value": limits.file_size_mb, "mechanism": "rlimit RLIMIT_FSIZE"},
+            "tmp_mb": {"value": limits.tmp_mb, "mechanism": "none (no private /tmp)"},
+            "cpus": {"value": limits.cpus, "mechanism": mechanisms.get("cpus", "none")},
+        }  # fmt: skip
+        self._setup = child_setup(
+            self._cgroups.procs_files if self._cgroups else [],
+            rlimits_for(limits, memory="memory_mb" not in mechanisms, processes=False),
+            None,
+        )
+
+    def started(self, pid: int) -> None:
+        self._group = pid  # start_new_session: the bot leads its own session and process group
+
+    def live_cpu_seconds(self) -> float | None:
+        return self._cgroups.cpu_seconds() if self._cgroups else None
+
+    def kill_all(self, main_pid: int) -> None:
+        if self._cgroups is not None:
+            self._cgroups.kill()
+        for pid in self._tree(main_pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if self._group is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._group, signal.SIGKILL)
+
+    def _tree(self, main_pid: int) -> set[int]:
+        with contextlib.suppress(psutil.Error):
+            self._known.update(child.pid for child in psutil.Process(main_pid).children(recursive=True))
+        return self._known | self._in_group()
+
+    def _in_group(self) -> set[int]:
+        found = set()
+        for process in psutil.process_iter(["status"]):
+            with contextlib.suppress(OSError):
+                if os.getpgid(process.pid) == self._group and process.info["status"] != psutil.STATUS_ZOMBIE:
+                    found.add(process.pid)
+        return found
+
+    def survivors(self) -> list[int]:
+        found = set(self._cgroups.pids()) if self._cgroups else set()
+        found |= self._in_group()
+        for pid in self._known:
+            with contextlib.suppress(psutil.Error):
+                if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    found.add(pid)
+        return sorted(found)
+
+    def measure(self, rusage) -> Measures:
+        if self._cgroups is None:
+            return super().measure(rusage)
+        cpu = self._cgroups.cpu_seconds()
+        peak = self._cgroups.peak_memory_mb()
+        return Measures(
+            cpu_seconds=_rusage_cpu(rusage) if cpu is None else cpu,
+            peak_memory_mb=_rusage_peak_mb(rusage) if peak is None else peak,
+            oom_kills=self._cgroups.oom_kills(),
+        )
+
+    def cleanup(self) -> None:
+        if self._cgroups is not None:
+            self._cgroups.remove()
+
+
+def start_unsafe(command: list[str], bot_dir: Path, limits: Limits, env: dict | None = None,
+                 allow_unsafe: bool = False, use_cgroups: bool | None = None) -> SandboxProcess:  # fmt: skip
+    if not allow_unsafe:
+        raise SandboxError(
+            "backend 'unsafe' runs the bot without any isolation; pass allow_unsafe=True only for trusted "
+            "built-in bots"
+        )
+    if not Path(bot_dir).is_dir():
+        raise SandboxError(f"bot directory {bot_dir} does not exist or is not a directory")
+    started = time.monotonic()
+    environment = bot_environment(env, home=str(bot_dir))
+    confinement = UnsafeConfinement(limits, use_cgroups)
+    try:
+        popen = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            env=environment,
+            cwd=bot_dir,
+            start_new_session=True,
+            preexec_fn=confinement._setup,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        confinement.cleanup()
+        raise SandboxError(f"could not start {command[0]!r}: {error}") from error
+    confinement.started(popen.pid)
+    return SandboxProcess(popen, confinement, limits, started, time.monotonic() - started)
