@@ -417,6 +417,7 @@ def test_a_three_player_match_ends_when_one_seat_reaches_twelve():
     (0, {"type": "play", "card": "6C"}, "not-your-turn"),
     (True, {"type": "play", "card": "9S"}, "not-your-turn"),
     ("1", {"type": "play", "card": "9S"}, "not-your-turn"),
+    (1.0, {"type": "play", "card": "9S"}, "not-your-turn"),
     (1, ["play", "9S"], "bad-action"),
     (1, {"type": "play", "card": "9S", "extra": 1}, "bad-action"),
     (1, {"type": "play"}, "bad-action"),

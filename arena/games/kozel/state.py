@@ -237,7 +237,7 @@ class KozelState:
     def apply(self, seat: int, action: dict[str, Any]) -> None:
         if self._over:
             raise IllegalAction("match-over", "the match is over")
-        if seat != self._turn or isinstance(seat, bool):
+        if seat.__class__ is not int or seat != self._turn:
             raise IllegalAction("not-your-turn", f"it is seat {self._turn}'s turn, not seat {seat!r}'s")
         if not isinstance(action, dict):
             raise IllegalAction("bad-action", f"an action is a JSON object, not {type(action).__name__}")
