@@ -16,6 +16,7 @@ from arena.games.options import with_options
 
 GAME_MODULES: dict[str, str] = {
     "bura": "arena.games.bura",
+    "kozel": "arena.games.kozel",
 }
 
 
