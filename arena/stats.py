@@ -1,9 +1,10 @@
 """Match tables: scores, wins/draws/losses, Elo differences with a 95% interval, likelihood of superiority.
 
-Results are counted pairwise: in every match, each seat of a bot is compared with each seat held by
-another bot (better rank: a win; same rank: a draw). With two bots this is the ordinary match result;
-with more seats or more bots it is the natural generalisation, and teammates never count against each
-other. The Elo and LOS formulas are the ones chess engine testers use (cutechess-cli, BayesElo's LOS).
+Results are counted per match and per opposing bot: a bot's result against another bot in a match is
+the average, over every pair of their seats, of 1 (better rank), ½ (same rank) or 0, so a bot playing a
+whole team counts once, not once per partner. That average adds to the score; above ½ is a win, ½ a
+draw, below a loss. With two bots this is the ordinary match result. The Elo and LOS formulas are the
+ones chess engine testers use (cutechess-cli, BayesElo's LOS).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class BotTally:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    points: float = 0.0  # sum of per-encounter results (1, ½, 0 or an average of them)
 
     @property
     def games(self) -> int:
@@ -29,27 +31,36 @@ class BotTally:
 
     @property
     def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+        return self.points / self.games if self.games else 0.0
+
+
+def encounter(ranks: list[int], mine: list[int], theirs: list[int]) -> float:
+    """My result against another bot in one match: the mean over our seat pairs of 1, ½ or 0."""
+    total = sum(1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0 for a in mine for b in theirs)
+    return total / (len(mine) * len(theirs))
 
 
 def tally(matches: list[dict[str, Any]]) -> list[BotTally]:
-    """Per bot, pairwise results over all matches, in order of first appearance."""
+    """Per bot, results against every other bot over all matches, in order of first appearance."""
     tallies: dict[str, BotTally] = {}
     for match in matches:
-        bots = [seat["bot"] for seat in match["seats"]]
-        for bot in bots:
-            tallies.setdefault(bot, BotTally(bot))
-        ranks = match["ranks"]
-        for a in range(len(bots)):
-            for b in range(len(bots)):
-                if bots[a] == bots[b]:
+        seats_of: dict[str, list[int]] = {}
+        for seat in match["seats"]:
+            seats_of.setdefault(seat["bot"], []).append(seat["seat"])
+            tallies.setdefault(seat["bot"], BotTally(seat["bot"]))
+        for bot, mine in seats_of.items():
+            for other, theirs in seats_of.items():
+                if other == bot:
                     continue
-                if ranks[a] < ranks[b]:
-                    tallies[bots[a]].wins += 1
-                elif ranks[a] == ranks[b]:
-                    tallies[bots[a]].draws += 1
+                result = encounter(match["ranks"], mine, theirs)
+                t = tallies[bot]
+                t.points += result
+                if result > 0.5:
+                    t.wins += 1
+                elif result == 0.5:
+                    t.draws += 1
                 else:
-                    tallies[bots[a]].losses += 1
+                    t.losses += 1
     return list(tallies.values())
 
 
@@ -66,7 +77,8 @@ def elo_interval(t: BotTally) -> tuple[float | None, float | None, float | None]
     if n == 0:
         return None, None, None
     p = t.score
-    variance = (t.wins * (1 - p) ** 2 + t.draws * (0.5 - p) ** 2 + t.losses * (0 - p) ** 2) / n
+    # Variance of a W/D/L outcome around the mean score (exact when every encounter is 1, ½ or 0).
+    variance = max((t.wins * (1 - p) ** 2 + t.draws * (0.5 - p) ** 2 + t.losses * (0 - p) ** 2) / n, 0.0)
     margin = Z95 * math.sqrt(variance / n)
     return elo_difference(p), elo_difference(max(p - margin, 0.0)), elo_difference(min(p + margin, 1.0))
 
