@@ -23,10 +23,6 @@ class Rules:
     def __post_init__(self):
         validate_rules(self)
 
-    @property
-    def num_teams(self) -> int:
-        return 2
-
     def team_of(self, seat: int) -> int:
         return seat % 2
 
