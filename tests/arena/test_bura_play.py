@@ -327,3 +327,5 @@ def test_from_position_rejects_duplicate_or_foreign_cards():
         position(hands=[["7S"], ["7S"]], trump_card="6H")
     with pytest.raises(ValueError):
         position(hands=[["2S"], ["7S"]], trump_card="6H")
+    with pytest.raises(ValueError):
+        position(hands=[["8S"], ["7S"]], trump_card="6H", piles=[["AS"]])

@@ -101,8 +101,8 @@ class BuraMatch:
         if trump_card not in stock:
             every.append(trump_card)
         unknown = [c for c in every if c not in rules.deck_cards]
-        if unknown or len(every) != len(set(every)) or len(hands) != n:
-            raise ValueError(f"bad position: {n} hands needed, every card of the deck at most once "
+        if unknown or len(every) != len(set(every)) or not len(hands) == len(piles) == len(face_down) == n:
+            raise ValueError(f"bad position: {n} hands and piles needed, every card of the deck at most once "
                              f"(unknown: {unknown})")
         state.deal_no = deal
         state.multiplier = multiplier
