@@ -32,8 +32,9 @@ from arena.games.burraco.state import turn_end_problem
 class _Table:
     """What a bot needs from one observation, decoded once per decision (the melds only when asked)."""
 
-    def __init__(self, obs: dict):
+    def __init__(self, obs: dict, decoded: dict):
         self.obs = obs
+        self.decoded = decoded
         self.hand: list[str] = obs["hand"]
         self.team: int = obs["team"]
         self.locked: str | None = obs["locked_card"]
@@ -44,12 +45,20 @@ class _Table:
     @property
     def own(self) -> list[Meld]:
         if self._own is None:
-            self._own = [meld_from_json(m) for m in self.obs["melds"] if m["team"] == self.team]
+            self._own = [self.decode(m) for m in self.obs["melds"] if m["team"] == self.team]
         return self._own
 
     @property
     def theirs(self) -> list[Meld]:
-        return [meld_from_json(m) for m in self.obs["melds"] if m["team"] != self.team]
+        return [self.decode(m) for m in self.obs["melds"] if m["team"] != self.team]
+
+    def decode(self, obj: dict) -> Meld:
+        """Melds only grow, so a meld's id and cards name one table meld within a deal: decode it once."""
+        key = (obj["id"], *obj["cards"])
+        meld = self.decoded.get(key)
+        if meld is None:
+            meld = self.decoded[key] = meld_from_json(obj)
+        return meld
 
     def without(self, cards: list[str]) -> list[str] | None:
         rest = list(self.hand)
@@ -94,26 +103,40 @@ class _Table:
         return out
 
 
-class RandomBot:
-    """Draws or takes the pile at random, often puts down a random valid meld or add, discards at random."""
-
-    TAKE_PILE = 0.25
-    TRY_MELD = 0.8
+class _Bot:
+    """Seat, rules, its own random stream, and decoded melds kept for the current deal."""
 
     def __init__(self, seat: int, rules, seed: int):
         self.seat = seat
         self.rules = rules
         self.rng = random.Random(seed)
+        self._decoded: dict = {}
+        self._deal = None
+
+    def decoded_melds(self, observation: dict) -> dict:
+        if observation["deal"] != self._deal:
+            self._deal, self._decoded = observation["deal"], {}
+        return self._decoded
+
+
+class RandomBot(_Bot):
+    """Draws or takes the pile at random, often puts down a random valid meld or add, discards at random."""
+
+    TAKE_PILE = 0.25
+    TRY_MELD = 0.8
 
     def act(self, observation: dict, legal_actions: list[dict] | None) -> dict:
         if observation["decision"] == "draw":
             take = observation["discard_pile"] and self.rng.random() < self.TAKE_PILE
             return {"type": "take_pile"} if take else {"type": "draw"}
-        table = _Table(observation)
+        table = _Table(observation, self.decoded_melds(observation))
         if self.rng.random() < self.TRY_MELD:
-            options = _add_options(table) + _meld_options(table)
-            if options:
-                return self.rng.choice(options)
+            # One family of moves first (adds or new melds, at random), the other if the first has none.
+            families = (_add_options, _meld_options) if self.rng.random() < 0.5 else (_meld_options, _add_options)
+            for options in families:
+                found = options(table)
+                if found:
+                    return self.rng.choice(found)
         return {"type": "discard", "card": self.rng.choice(table.discards())}
 
 
@@ -153,16 +176,12 @@ def _position(card: str) -> int:
     return 14 if card[0] == "A" else RANK_POSITION.get(card[0], 2)
 
 
-class GreedyBot:
+class GreedyBot(_Bot):
     """Melds as much as it can, saves wilds for burraco, discards what helps nobody."""
 
-    def __init__(self, seat: int, rules, seed: int):
-        self.seat = seat
-        self.rules = rules
-        self.rng = random.Random(seed)
 
     def act(self, observation: dict, legal_actions: list[dict] | None) -> dict:
-        table = _Table(observation)
+        table = _Table(observation, self.decoded_melds(observation))
         if observation["decision"] == "draw":
             return self.draw(observation, table)
         action = self.best_play(table)

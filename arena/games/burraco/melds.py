@@ -174,6 +174,15 @@ def extend_meld(meld: Meld, cards: Iterable[str], *, wild_as: str | None = None)
             _check_set_wild_as(meld.rank, wilds, wild_as)
         return Meld(meld.id, meld.team, "set", tuple(sorted(naturals, key=_suit_order) + wilds),
                     len(naturals) if wilds else None, rank=meld.rank)
+    if len(cards) == 1 and wild_as is None and cards[0][0] in RANK_POSITION and cards[0][1] == meld.suit:
+        # The common case, one natural three-to-king at either end: nothing moves, no search needed.
+        pos = RANK_POSITION[cards[0][0]]
+        if pos == meld.low - 1:
+            return Meld(meld.id, meld.team, "sequence", (cards[0], *meld.cards),
+                        None if meld.wild is None else meld.wild + 1, suit=meld.suit, low=pos)
+        if pos == meld.high + 1:
+            return Meld(meld.id, meld.team, "sequence", (*meld.cards, cards[0]), meld.wild, suit=meld.suit,
+                        low=meld.low)
     fixed = {meld.low + i: c for i, c in enumerate(meld.cards) if i != meld.wild}
     old_wild = None
     if meld.wild is not None:
