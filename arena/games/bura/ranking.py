@@ -44,6 +44,8 @@ def pairing(cards: Sequence[str], target: Sequence[str], trump: str) -> list[tup
     """A one-to-one pairing (card, beaten target card) covering every target card, or None if none exists."""
     if len(cards) != len(target):
         return None
+    if len(cards) == 1:  # the common case, no matching needed
+        return [(cards[0], target[0])] if beats(cards[0], target[0], trump) else None
     options = []
     for t in target:
         beaters = [i for i, c in enumerate(cards) if beats(c, t, trump)]

@@ -215,7 +215,7 @@ class BuraMatch:
 
     # ------------------------------------------------------------------ validation
     def _check_seat(self, seat) -> None:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_seats:
+        if type(seat) is not int or not 0 <= seat < self.num_seats:
             raise ValueError(f"seat must be an integer from 0 to {self.num_seats - 1}, not {seat!r}")
 
     def _check_shape(self, action) -> str:
@@ -399,8 +399,8 @@ class BuraMatch:
                 self.pile_up[taker].extend(cards)
                 face_up.extend(cards)
         self.pile_up[taker].sort(key=card_sort_key)
-        if face_down:
-            self._refresh_known(taker)
+        for part in face_down:
+            self._learn_face_down(taker, part["seat"], part["cards"])
         event = {"type": "trick", "deal": self.deal_no, "taker": taker, "face_up": sort_cards(face_up),
                  "face_down": face_down, "pile_count": len(self.piles[taker])}
         if face_down:
@@ -413,6 +413,13 @@ class BuraMatch:
             self.phase, self.current = CLAIM, taker
         else:
             self._after_trick()
+
+    def _learn_face_down(self, owner: int, played_by: int, cards: list[str]) -> None:
+        for viewer in range(self.num_seats):
+            if views.seat_knows_face_down(self, viewer, owner, played_by):
+                known = self.known_down[viewer][owner]
+                known.extend(cards)
+                known.sort(key=card_sort_key)
 
     def _refresh_known(self, owner: int) -> None:
         down = self.pile_down[owner]

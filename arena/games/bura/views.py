@@ -36,7 +36,9 @@ def observation(state, seat: int) -> dict:
                   "face_down": down} for s, cards, down in state.trick_plays]
         trick = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
                  "best_cards": list(state.best_cards), "size": len(state.best_cards)}
-    points = state.team_wins if rules.match_kind == "rubber" else state.team_penalties
+    team_of = state.team_of
+    penalties = [state.team_penalties[t] for t in team_of]
+    won = [state.team_wins[t] for t in team_of]
     return {
         "game": "bura",
         "seat": seat,
@@ -55,9 +57,9 @@ def observation(state, seat: int) -> dict:
         "claim_target": rules.claim_target,
         "combinations": list(state.announced),
         "teams": state.teams,
-        "penalties": [state.team_penalties[state.team_of[s]] for s in range(n)],
-        "deals_won": [state.team_wins[state.team_of[s]] for s in range(n)],
-        "match_points": [points[state.team_of[s]] for s in range(n)],
+        "penalties": penalties,
+        "deals_won": won,
+        "match_points": list(won) if rules.match_kind == "rubber" else list(penalties),
         "multiplier": state.multiplier,
     }
 
