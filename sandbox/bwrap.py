@@ -75,6 +75,10 @@ def build_command(command: list[str], staged_bot: Path, limits: Limits, *, secco
         bwrap,
         "--unshare-all", "--unshare-user", "--disable-userns", "--hostname", HOSTNAME,
         "--die-with-parent", "--new-session",
+        # The bot itself is pid 1 of its namespace, a direct child of the launcher: the launcher's wait
+        # status and rusage are the bot's (CPU and peak memory without cgroups), and when the bot ends the
+        # kernel kills everything else in the namespace.
+        "--as-pid-1",
         *system_mounts(),
         "--ro-bind-data", str(passwd_fd), "/etc/passwd",
         "--ro-bind-data", str(group_fd), "/etc/group",
@@ -203,20 +207,21 @@ class BwrapConfinement(Confinement):
         return self._cgroups.cpu_seconds() if self._cgroups else None
 
     def kill_all(self, main_pid: int) -> None:
+        # Nothing inside can leave its cgroup (cgroupfs is not mounted in the sandbox), so when a cgroup
+        # tracks the bot it is the complete list; the uid sweep is for machines without one.
         if self._cgroups is not None:
             self._cgroups.kill()
-        if self._lease is not None:
+        elif self._lease is not None:
             kill_all_processes_of(self._lease.uid)
-        if self._cgroups is None and self._lease is None:
+        else:
             # bwrap's pid 1 and everything in its pid namespace die with the launcher (--die-with-parent).
             with contextlib.suppress(ProcessLookupError):
                 os.kill(main_pid, 9)
 
     def survivors(self) -> list[int]:
-        found = set(self._cgroups.pids()) if self._cgroups else set()
-        if self._lease is not None:
-            found.update(processes_of(self._lease.uid))
-        return sorted(found)
+        if self._cgroups is not None:
+            return sorted(self._cgroups.pids())
+        return processes_of(self._lease.uid) if self._lease is not None else []
 
     def measure(self, rusage) -> Measures:
         if self._cgroups is None:

@@ -206,8 +206,8 @@ class Run:
         self.dirs.clear()
 
 
-# bwrap's launcher and its pid 1 are in the group too.
-_OVERHEAD_TASKS = 2
+# bwrap's launcher is in the group too.
+_OVERHEAD_TASKS = 1
 
 
 def _quota_us(limits: Limits) -> int:

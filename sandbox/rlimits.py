@@ -9,8 +9,8 @@ import resource
 
 from .limits import Limits
 
-# Room for bwrap's launcher and its pid 1, which run as the sandbox uid too.
-LAUNCHER_TASKS = 2
+# Room for bwrap's launcher, which runs as the sandbox uid too.
+LAUNCHER_TASKS = 1
 
 
 def rlimits_for(limits: Limits, *, memory: bool, processes: bool) -> list[tuple[int, int, int]]:

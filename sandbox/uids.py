@@ -8,14 +8,11 @@ KOZYR_SANDBOX_UIDS ("60000-60999" by default) and must not belong to real accoun
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import random
 import signal
 import time
-
-import psutil
 
 from .errors import SandboxError
 from .state import state_dir
@@ -38,6 +35,12 @@ def can_switch_uid() -> bool:
     return os.geteuid() == 0
 
 
+# The lock file says whether the last holder left the uid empty. A worker that crashed mid-run leaves
+# IN_USE behind (the kernel drops its lock), and the next holder sweeps the uid before using it.
+CLEAN = b"clean"
+IN_USE = b"in-use"
+
+
 class UidLease:
     """An exclusive claim on one uid for the life of one run."""
 
@@ -45,8 +48,12 @@ class UidLease:
         self.uid = uid
         self._lock_fd: int | None = lock_fd
 
-    def release(self) -> None:
+    def release(self, clean: bool = True) -> None:
+        """Give the uid back; `clean` only when no process of it is left."""
         if self._lock_fd is not None:
+            if clean:
+                os.pwrite(self._lock_fd, CLEAN, 0)
+                os.ftruncate(self._lock_fd, len(CLEAN))
             os.close(self._lock_fd)
             self._lock_fd = None
 
@@ -64,28 +71,38 @@ def lease_uid() -> UidLease:
         except BlockingIOError:
             os.close(fd)
             continue
-        # A previous holder that crashed may have left processes behind; the uid must start empty.
-        kill_all_processes_of(uid)
+        if os.pread(fd, 16, 0) != CLEAN and not kill_all_processes_of(uid):
+            os.close(fd)
+            continue
+        os.pwrite(fd, IN_USE, 0)
+        os.ftruncate(fd, len(IN_USE))
         return UidLease(uid, fd)
     raise SandboxError(f"all {len(uids)} sandbox uids ({uids.start}-{uids.stop - 1}) are in use")
 
 
 def processes_of(uid: int) -> list[int]:
-    """Live processes owned by `uid` (zombies hold nothing but a pid; their parent reaps them)."""
+    """Live processes whose real, effective or saved uid is `uid` (zombies hold nothing but a pid and are
+    reaped by their parent). Reads /proc directly: it runs on every start and finish without a cgroup."""
     found = []
-    for process in psutil.process_iter(["uids", "status"]):
-        uids = process.info["uids"]
-        if uids is None or process.info["status"] == psutil.STATUS_ZOMBIE:
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
             continue
-        if uid in (uids.real, uids.effective, uids.saved):
-            found.append(process.pid)
+        try:
+            with open(f"/proc/{entry.name}/status", "rb") as status:
+                text = status.read()
+        except OSError:
+            continue
+        state = text[text.index(b"State:") + 6 :].split(None, 1)[0]
+        uids = text[text.index(b"Uid:") + 4 :].split(None, 4)[:3]
+        if state != b"Z" and str(uid).encode() in uids:
+            found.append(int(entry.name))
     return found
 
 
-def kill_all_processes_of(uid: int, attempts: int = 20) -> bool:
+def kill_all_processes_of(uid: int, attempts: int = 50) -> bool:
     """SIGKILL every process of `uid` with kill(-1) sent *as that uid*: the kernel then signals exactly the
-    processes that uid owns, atomically per call, including setsid daemons and any inside namespaces.
-    Returns True when none is left."""
+    processes that uid may signal (its own, including setsid daemons and processes inside namespaces),
+    in one call, so none can fork away between a listing and a kill. True when none is left."""
     for _ in range(attempts):
         if not processes_of(uid):
             return True
@@ -100,6 +117,4 @@ def kill_all_processes_of(uid: int, attempts: int = 20) -> bool:
                 os._exit(0)
         os.waitpid(child, 0)
         time.sleep(0.002)
-    with contextlib.suppress(Exception):
-        return not processes_of(uid)
-    return False
+    return not processes_of(uid)

@@ -1,0 +1,4 @@
+"""Burn CPU forever."""
+print('{"type": "ready"}', flush=True)
+while True:
+    pass

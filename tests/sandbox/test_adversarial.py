@@ -1,0 +1,245 @@
+"""Hostile bots against the sandbox: each test asserts what the worker observes (the report, and that
+nothing of the bot is left running). A test fails when isolation is weaker than docs/sandbox.md states."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import subprocess
+import time
+
+import psutil
+from conftest import BACKEND, finish, read_until, run_to_end
+
+from sandbox import Limits
+
+SECRET = "kozyr-secret-6f1d0c"
+
+
+def tasks_of(uid: int) -> int:
+    return sum(p.info["num_threads"] for p in psutil.process_iter(["uids", "num_threads"])
+               if p.info["uids"] and p.info["uids"].real == uid)  # fmt: skip
+
+
+def test_it_stops_a_fork_bomb_at_the_process_limit_and_leaves_nothing(launch):
+    proc = launch("fork_bomb.py", limits=Limits(processes=16, wall_seconds=20))
+    assert b"ready" in read_until(proc, lines=1)
+    time.sleep(1.0)
+    if proc.sandbox_uid is not None:
+        assert tasks_of(proc.sandbox_uid) <= 16 + 1  # the bot's tasks + bwrap's launcher
+    assert proc.poll() is None
+    run = finish(proc, grace=0)
+    assert run.report.outcome == "ok" and run.report.killed_at_finish
+
+
+def test_it_stops_a_thread_bomb_at_the_process_limit(launch):
+    proc = launch("thread_bomb.py", limits=Limits(processes=24, wall_seconds=20))
+    result = run_to_end_json(proc, lines=1)
+    assert result["error"] is not None
+    assert result["started"] < 24
+    run = finish(proc, grace=0)
+    assert run.report.outcome == "ok"
+
+
+def run_to_end_json(proc, lines=1) -> dict:
+    import json
+
+    data = read_until(proc, lines=lines, seconds=20)
+    assert data, "the bot said nothing"
+    return json.loads(data.decode().splitlines()[0])
+
+
+def test_it_kills_a_memory_hog_and_reports_out_of_memory(launch):
+    proc = launch("memory_hog.py", limits=Limits(memory_mb=64, wall_seconds=20))
+    run = run_to_end(proc)
+    assert run.report.outcome == "out_of_memory", run.report.to_dict()
+    if run.report.peak_memory_mb is not None:
+        assert run.report.peak_memory_mb <= 64 + 1
+
+
+def test_it_reports_out_of_memory_under_the_rlimit_fallback_too(launch):
+    if BACKEND != "bwrap":
+        return
+    proc = launch("memory_hog.py", limits=Limits(memory_mb=64, wall_seconds=20), use_cgroups=False)
+    run = run_to_end(proc)
+    assert run.report.outcome == "out_of_memory", run.report.to_dict()
+    assert run.report.limits["memory_mb"]["mechanism"].startswith("rlimit")
+    assert any("memory is limited per process" in text for text in run.report.guarantees_weakened)
+
+
+def test_it_stops_a_cpu_spinner_while_a_neighbour_still_answers_promptly(launch):
+    spinner = launch("cpu_spin.py", limits=Limits(cpu_seconds=1.5, wall_seconds=20))
+    assert b"ready" in read_until(spinner, lines=1)
+    neighbour = launch("echo.py")
+    assert b"ready" in read_until(neighbour, lines=1)
+    slowest = 0.0
+    for index in range(20):
+        began = time.monotonic()
+        neighbour.stdin.write(b'{"n": %d}\n' % index)
+        assert read_until(neighbour, lines=1, seconds=5) == b'{"n": %d}\n' % index
+        slowest = max(slowest, time.monotonic() - began)
+        time.sleep(0.02)
+    assert slowest < 0.25
+    run = finish(spinner, grace=10)
+    assert run.report.outcome == "cpu_time", run.report.to_dict()
+    assert 1.5 <= run.report.cpu_seconds < 3.0
+    assert finish(neighbour).report.outcome == "ok"
+
+
+def test_it_kills_a_bot_that_never_answers_at_the_wall_limit(launch):
+    proc = launch("silent.py", limits=Limits(wall_seconds=1.0))
+    began = time.monotonic()
+    assert read_until(proc, seconds=10) == b""  # EOF: killed
+    assert time.monotonic() - began < 5
+    run = finish(proc)
+    assert run.report.outcome == "wall_time"
+    assert 1.0 <= run.report.wall_seconds < 3.0
+
+
+def test_it_gives_no_way_out_to_the_network(launch):
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        proc = launch("network.py", str(port))
+        run = run_to_end(proc)
+    result = run.json()
+    attempts = result["results"]
+    assert all(item["result"] != "succeeded" for item in attempts.values()), attempts
+    for name in ("postgres", "redis", "host_listener"):
+        assert attempts[name]["result"] == f"ConnectionRefusedError:{errno.ECONNREFUSED}"
+    assert attempts["outside"]["result"].endswith(f":{errno.ENETUNREACH}")  # no route: no packet left
+    assert attempts["outside"]["seconds"] < 0.5
+    assert attempts["udp"]["result"].endswith(f":{errno.ENETUNREACH}")
+    assert attempts["dns"]["seconds"] < 2
+    if BACKEND == "bwrap":
+        assert result["interfaces"] == ["lo"]
+        for name in ("netlink", "packet", "vsock"):
+            assert attempts[name]["result"] == f"OSError:{errno.EAFNOSUPPORT}", attempts[name]
+
+
+def test_it_hides_the_workers_environment_and_files(launch, monkeypatch, tmp_path):
+    monkeypatch.setenv("KOZYR_TEST_SECRET", SECRET)
+    secret_file = tmp_path / "outside" / "secret.txt"
+    secret_file.parent.mkdir()
+    secret_file.write_text(SECRET)
+    os.chmod(tmp_path, 0o755)
+    os.chmod(secret_file.parent, 0o755)
+    os.chmod(secret_file, 0o644)  # readable by anyone on the host: only the mount namespace hides it
+    proc = launch("snoop.py", str(secret_file), str(secret_file.parent), os.getcwd())
+    run = run_to_end(proc)
+    assert SECRET not in run.stdout.decode()
+    result = run.json()
+    assert set(result["environ"]) <= {"PATH", "HOME", "LANG", "TMPDIR", "PYTHONUNBUFFERED", "PWD", "HOSTNAME",
+                                      "LC_CTYPE"}  # fmt: skip
+    assert result["reads"][str(secret_file)] == f"error {errno.ENOENT}"
+    assert result["reads"]["/etc/shadow"] == f"error {errno.ENOENT}"
+    for host_path in ("/root", "/home", "/work", "/var", "/run"):
+        assert result["reads"][host_path] == f"error {errno.ENOENT}", host_path
+    if BACKEND == "bwrap":
+        assert "KOZYR_TEST_SECRET" not in result["proc_1_environ"]
+        assert result["root"] == sorted(["bin", "bot", "dev", "etc", "lib", "lib64", "proc", "sbin", "tmp", "usr"])
+        assert result["uid"] == proc.sandbox_uid
+
+
+def test_it_keeps_bots_apart(launch, tmp_path):
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    (other_dir / "strategy.txt").write_text(SECRET)
+    (other_dir / "silent.py").write_text((launch.__globals__["HOSTILE"] / "silent.py").read_text())
+    other = launch("silent.py", folder=other_dir)
+    time.sleep(0.2)
+    staged_copies = [str(path) for path in __import__("glob").glob("/run/kozyr-sandbox/runs/*/bot/strategy.txt")]
+    snoop = launch("snoop.py", str(other_dir / "strategy.txt"), *staged_copies, f"/proc/{other.pid}/environ")
+    run = run_to_end(snoop)
+    assert SECRET not in run.stdout.decode()
+    result = run.json()
+    assert result["pids"] == [1]  # only its own pid namespace, where the bot is pid 1
+    if BACKEND == "bwrap":
+        assert other.sandbox_uid != snoop.sandbox_uid
+    assert other.poll() is None
+    assert finish(other, grace=0).report.outcome == "ok"
+
+
+def test_it_refuses_writes_to_the_bots_code_and_to_system_paths(launch, bot_dir):
+    before = (bot_dir / "writer.py").read_bytes()
+    run = run_to_end(launch("writer.py"))
+    result = run.json()
+    refused = {key: value for key, value in result.items() if key != "/tmp/ok"}
+    assert all(value.startswith("error") for value in refused.values()), result
+    assert result["/tmp/ok"] == "written"
+    assert (bot_dir / "writer.py").read_bytes() == before
+    assert not (bot_dir / "new.py").exists()
+    assert not os.path.exists("/usr/bin/kozyr")
+
+
+def test_it_stops_filling_tmp_at_its_size(launch):
+    run = run_to_end(launch("tmp_fill.py", limits=Limits(tmp_mb=8, file_size_mb=4, memory_mb=128)))
+    result = run.json()
+    assert result["errno"] == errno.ENOSPC
+    assert result["written_mb"] <= 8
+    assert run.report.outcome == "ok"
+
+
+def test_it_stays_killable_under_an_endless_line(launch):
+    proc = launch("flood.py", "endless-line")
+    received = read_until(proc, limit=1 << 20, seconds=10)
+    assert len(received) == 1 << 20 and b"\n" not in received
+    proc.mark_output_truncated()
+    run = finish(proc, received, grace=0)
+    assert run.report.outcome == "output_limit"
+    assert run.report.to_dict()["output_truncated"] is True
+
+
+def test_it_stays_killable_under_a_stdout_flood(launch):
+    proc = launch("flood.py", "lines")
+    received = read_until(proc, limit=1 << 20, seconds=10)
+    assert len(received) == 1 << 20
+    proc.mark_output_truncated()
+    assert finish(proc, received, grace=0.2).report.outcome == "output_limit"
+
+
+def test_it_kills_a_double_forked_setsid_daemon(launch):
+    proc = launch("daemon.py")
+    assert b"ready" in read_until(proc, lines=1)
+    time.sleep(0.3)
+    if proc.sandbox_uid is not None:
+        assert tasks_of(proc.sandbox_uid) >= 3  # launcher, bot, daemon
+    finish(proc, grace=0)  # asserts EOF on stdout: the daemon held it open, so it is dead
+
+
+def test_it_lets_no_bot_signal_the_worker_or_its_other_children(launch):
+    bystander = subprocess.Popen(["sleep", "30"])
+    neighbour = launch("silent.py")
+    try:
+        run = run_to_end(launch("signals.py"))
+        time.sleep(0.2)
+        assert bystander.poll() is None
+        assert neighbour.poll() is None
+        assert run.report.outcome in ("ok", "signal")
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_it_refuses_ptrace_unshare_mount_and_other_kernel_interfaces(launch):
+    if BACKEND != "bwrap":
+        return
+    result = run_to_end(launch("syscalls.py")).json()
+    assert result.pop("clone3") == errno.ENOSYS
+    assert all(value == errno.EPERM for value in result.values()), result
+
+
+def test_it_never_follows_symlinks_a_bot_planted(launch, tmp_path):
+    target_dir = tmp_path / "precious"
+    target_dir.mkdir()
+    (target_dir / "keep.txt").write_text("keep")
+    target_file = tmp_path / "precious.txt"
+    target_file.write_text("keep")
+    proc = launch("symlinks.py", str(target_dir), str(target_file), "/run/kozyr-sandbox")
+    result = run_to_end(proc).json()
+    assert result["/tmp/escape-0"] == "planted"
+    assert result["/bot/escape-0"].startswith("error")
+    assert (target_dir / "keep.txt").read_text() == "keep"
+    assert target_file.read_text() == "keep"
+    if BACKEND == "bwrap":
+        assert os.path.isdir("/run/kozyr-sandbox/uids")
