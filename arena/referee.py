@@ -142,14 +142,13 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
             started = time.monotonic()
             deadline = clocks[seat].deadline(started)
             try:
-                for body in pending_events(seat):
-                    player.send(protocol.event(body), deadline)
+                before = [protocol.event(body) for body in pending_events(seat)]
                 observation = state.observation(seat)
                 request = protocol.request(request_id=request_id, decision=observation.get("decision"),
                                            observation=observation,
                                            legal_actions=state.legal_actions(seat),
                                            time_left_ms=control.move_ms + clocks[seat].bank_ms)
-                reply = player.ask(request, deadline)
+                reply = player.ask(request, deadline, before)
                 clocks[seat].charge(time.monotonic() - started)
                 answer = protocol.parse_action(reply, request_id)
             except ProtocolError as err:

@@ -43,13 +43,12 @@ class Recording:
         return self._player.start(hello, deadline)
 
     def send(self, message, deadline):
-        self.sent[-1].append(protocol.encode(message))
         self._player.send(message, deadline)
 
-    def ask(self, request, deadline):
-        self.sent[-1].append(protocol.encode(request))
-        reply = self._player.ask(request, deadline)
+    def ask(self, request, deadline, before=()):
+        reply = self._player.ask(request, deadline, before)
         self._clock.append(time.perf_counter())
+        self.sent[-1] = [*before, request]  # encoded later, so recording costs the referee nothing
         self.sent.append([])
         return reply
 
@@ -86,7 +85,7 @@ def over_bare_pipes(seats, order: list[int]) -> list[float]:
     clock = []
     for s in order:
         proc = procs[s]
-        proc.stdin.write(b"".join(seats[s].sent[cursor[s]]))
+        proc.stdin.write(b"".join(map(protocol.encode, seats[s].sent[cursor[s]])))
         proc.stdin.flush()
         cursor[s] += 1
         proc.stdout.readline()
