@@ -14,6 +14,7 @@ from typing import Any
 BOT_MODULES: dict[str, str] = {
     "bura": "arena.bots.bura",
     "kozel": "arena.bots.kozel",
+    "burraco": "arena.bots.burraco",
 }
 
 

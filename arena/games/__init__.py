@@ -17,6 +17,7 @@ from arena.games.options import with_options
 GAME_MODULES: dict[str, str] = {
     "bura": "arena.games.bura",
     "kozel": "arena.games.kozel",
+    "burraco": "arena.games.burraco",
 }
 
 
