@@ -1,0 +1,252 @@
+"""The sandbox's pure parts: limits, verdicts, report shape, command lines, and the refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import HOSTILE, assert_nothing_left, read_until
+
+from sandbox import OUTCOMES, Limits, SandboxError, start
+from sandbox import docker as docker_backend
+from sandbox.bwrap import build_command, resolve_in_sandbox
+from sandbox.environment import bot_environment
+from sandbox.process import decode_shell_status
+from sandbox.report import Ending, classify
+
+
+# -- Limits -------------------------------------------------------------------------------------------
+def test_it_has_sane_defaults():
+    limits = Limits()
+    assert limits.memory_mb == 256 and limits.processes == 32 and limits.tmp_mb == 16
+    assert limits.to_dict()["cpus"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("memory_mb", 8), ("memory_mb", 256 << 20), ("memory_mb", "256"), ("memory_mb", 256.0), ("processes", 0),
+     ("processes", True), ("cpu_seconds", 0), ("cpu_seconds", float("nan")), ("wall_seconds", -1),
+     ("open_files", 3), ("file_size_mb", -1), ("tmp_mb", 0), ("cpus", 0), ("cpus", None)],
+)  # fmt: skip
+def test_it_rejects_a_bad_limit_with_a_message_naming_it(field, value):
+    with pytest.raises(SandboxError, match=rf"Limits\.{field} must be .* got {value!r}"):
+        Limits(**{field: value})
+
+
+def test_it_is_frozen():
+    with pytest.raises(AttributeError):
+        Limits().memory_mb = 1
+
+
+# -- verdicts -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("ending", "outcome"),
+    [
+        (Ending(exit_code=0), "ok"),
+        (Ending(exit_code=None, signal=9, killed_at_finish=True), "ok"),
+        (Ending(exit_code=3), "runtime_error"),
+        (Ending(signal=signal.SIGSEGV, oom_kills=0), "signal"),
+        (Ending(signal=9, oom_kills=1, memory_limit_mb=64), "out_of_memory"),
+        (Ending(exit_code=1, oom_kills=None, peak_memory_mb=60, memory_limit_mb=64), "out_of_memory"),
+        (Ending(exit_code=1, oom_kills=None, peak_memory_mb=20, memory_limit_mb=64), "runtime_error"),
+        (Ending(signal=signal.SIGXCPU), "cpu_time"),
+        (Ending(signal=9, cpu_seconds=2.0, cpu_limit=1.5, oom_kills=0), "cpu_time"),
+        (Ending(signal=9, killed_for="cpu_time"), "cpu_time"),
+        (Ending(signal=9, killed_for="wall_time", oom_kills=1), "wall_time"),
+        (Ending(signal=9, killed_at_finish=True, output_truncated=True), "output_limit"),
+        (Ending(setup_failed=True, exit_code=1), "sandbox_failure"),
+        (Ending(exit_code=0, cpu_seconds=None), "ok"),
+    ],
+)
+def test_it_blames_the_first_cause_that_applies(ending, outcome):
+    assert classify(ending)[0] == outcome
+    assert outcome in OUTCOMES
+
+
+def test_it_reads_launcher_statuses_the_shell_way():
+    assert decode_shell_status(0) == (0, None)
+    assert decode_shell_status(3 << 8) == (3, None)
+    assert decode_shell_status((128 + 9) << 8) == (None, 9)
+    assert decode_shell_status(signal.SIGKILL) == (None, signal.SIGKILL)
+
+
+def test_the_report_is_json_with_every_promised_field(tmp_path):
+    (tmp_path / "echo.py").write_text((HOSTILE / "echo.py").read_text())
+    proc = start(["python3", "echo.py"], tmp_path, Limits(wall_seconds=30))
+    assert read_until(proc, lines=1) == b'{"type": "ready"}\n'
+    proc.stdin.write(b"hello\n")
+    assert read_until(proc, lines=1) == b"hello\n"
+    report = proc.finish()
+    assert proc.finish() is report  # idempotent
+    data = json.loads(json.dumps(report.to_dict()))
+    for key in ("outcome", "exit_code", "signal", "cpu_seconds", "wall_seconds", "peak_memory_mb",
+                "output_truncated", "limits", "guarantees_weakened", "backend", "backend_version",
+                "startup_seconds"):  # fmt: skip
+        assert key in data
+    assert data["outcome"] == "ok" and data["exit_code"] == 0 and data["backend"] == "bwrap"
+    assert data["backend_version"].startswith("bubblewrap")
+    assert data["limits"]["memory_mb"] == {"value": 256, "mechanism": data["limits"]["memory_mb"]["mechanism"]}
+    assert all("mechanism" in entry for entry in data["limits"].values())
+    assert 0 < data["startup_seconds"] < data["wall_seconds"]
+    assert proc.poll() == 0
+    assert_nothing_left(proc, report)
+    proc.close()
+
+
+# -- refusals -----------------------------------------------------------------------------------------
+def test_it_refuses_unsafe_unless_explicitly_allowed(tmp_path):
+    with pytest.raises(SandboxError, match="allow_unsafe=True"):
+        start(["python3", "-c", "print(1)"], tmp_path, backend="unsafe")
+
+
+def test_it_refuses_unknown_backends_bad_commands_and_missing_folders(tmp_path):
+    with pytest.raises(SandboxError, match="unknown sandbox backend 'lxc'"):
+        start(["true"], tmp_path, backend="lxc")
+    with pytest.raises(SandboxError, match="non-empty list"):
+        start([], tmp_path)
+    with pytest.raises(SandboxError, match=r"must be a sandbox\.Limits"):
+        start(["true"], tmp_path, {"memory_mb": 1})
+    with pytest.raises(SandboxError, match="does not exist"):
+        start(["true"], tmp_path / "missing")
+    with pytest.raises(SandboxError, match="cannot be run inside the sandbox"):
+        start(["no-such-interpreter"], tmp_path)
+    with pytest.raises(SandboxError, match="not a plain identifier"):
+        start(["true"], tmp_path, env={"BAD NAME": "x"})
+
+
+def test_it_builds_the_environment_from_nothing_but_the_callers_extras():
+    env = bot_environment({"PYTHONUNBUFFERED": "1"})
+    assert env == {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
+                   "PYTHONUNBUFFERED": "1"}  # fmt: skip
+    with pytest.raises(SandboxError, match="without NUL"):
+        bot_environment({"X": "a\0b"})
+
+
+def test_it_resolves_commands_as_the_sandbox_will(tmp_path):
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    os.chmod(tmp_path / "run.sh", 0o755)
+    assert resolve_in_sandbox("python3", tmp_path).name.startswith("python3")
+    assert resolve_in_sandbox("/bot/run.sh", tmp_path) == tmp_path / "run.sh"
+    assert resolve_in_sandbox("./run.sh", tmp_path) == tmp_path / "run.sh"
+    with pytest.raises(SandboxError):
+        resolve_in_sandbox("/root/.pyenv/shims/python3", tmp_path)
+
+
+def test_the_bwrap_command_line_has_every_layer(tmp_path):
+    argv = build_command(["python3", "bot.py"], tmp_path, Limits(tmp_mb=8), seccomp_fd=7, passwd_fd=8, group_fd=9)
+    text = " ".join(argv)
+    for flag in ("--unshare-all --unshare-user --disable-userns", "--die-with-parent", "--new-session",
+                 "--as-pid-1", "--seccomp 7", f"--size {8 << 20} --tmpfs /tmp", f"--ro-bind {tmp_path} /bot",
+                 "--chdir /bot", "--remount-ro /dev --remount-ro /", "--proc /proc"):  # fmt: skip
+        assert flag in text
+    assert "--share-net" not in argv and "--bind" not in argv and "--dev-bind" not in argv
+    assert argv[-3:] == ["--", "python3", "bot.py"]
+
+
+# -- docker -------------------------------------------------------------------------------------------
+def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
+    argv = docker_backend.run_command(
+        ["python3", "bot.py"], tmp_path, Limits(memory_mb=128, processes=16, tmp_mb=8, cpus=0.5, open_files=32,
+                                                file_size_mb=2),
+        name="kozyr-bot-x", deadline=1700000000, env={"PATH": "/usr/bin"}, image_name="img:1",
+    )  # fmt: skip
+    assert argv == [
+        "docker", "run", "--interactive", "--init", "--name", "kozyr-bot-x",
+        "--label", "kozyr.sandbox=1", "--label", "kozyr.sandbox.deadline=1700000000",
+        "--network", "none", "--ipc", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=8m",
+        "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        "--pids-limit", "17", "--memory", "128m", "--memory-swap", "128m", "--cpus", "0.5",
+        "--ulimit", "nofile=32:32", "--ulimit", f"fsize={2 << 20}:{2 << 20}", "--ulimit", "core=0:0",
+        "--log-driver", "none", "--mount", f"type=bind,source={tmp_path.resolve()},target=/bot,readonly",
+        "--workdir", "/bot", "--env", "PATH=/usr/bin", "img:1", "python3", "bot.py",
+    ]  # fmt: skip
+
+
+class FakeRunner:
+    def __init__(self, outputs: dict[str, str]):
+        self.calls: list[list[str]] = []
+        self.outputs = outputs
+
+    def __call__(self, argv, **kwargs):
+        self.calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0, stdout=self.outputs.get(argv[1], ""), stderr="")
+
+
+def test_the_reaper_removes_only_sandbox_containers_past_their_deadline():
+    runner = FakeRunner({"ps": "aaa 100\nbbb 300\nccc notanumber\n"})
+    assert docker_backend.reap_orphans(runner, now=200) == ["aaa"]
+    assert runner.calls[0][:5] == ["docker", "ps", "--all", "--quiet", "--no-trunc"]
+    assert "label=kozyr.sandbox=1" in runner.calls[0]
+    assert runner.calls[1] == ["docker", "rm", "--force", "aaa"]
+    quiet = FakeRunner({"ps": ""})
+    assert docker_backend.reap_orphans(quiet, now=200) == []
+    assert len(quiet.calls) == 1
+
+
+def test_a_docker_run_is_inspected_then_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(docker_backend, "engine_version", lambda docker="docker": "27.0")
+    runner = FakeRunner({"inspect": json.dumps({"OOMKilled": True, "ExitCode": 137})})
+    launched = []
+
+    def fake_popen(argv, **kwargs):  # the "container": a local process standing in for `docker run`
+        launched.append(argv)
+        kwargs.pop("env")
+        return subprocess.Popen([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], **kwargs)
+
+    proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner, popen=fake_popen,
+                                       docker="docker")  # fmt: skip
+    report = proc.finish(grace_seconds=5)
+    assert launched[0][:2] == ["docker", "run"]
+    name = launched[0][launched[0].index("--name") + 1]
+    assert ["docker", "inspect", "--format", "{{json .State}}", name] in runner.calls
+    assert ["docker", "rm", "--force", name] in runner.calls
+    assert report.outcome == "out_of_memory" and report.backend == "docker" and report.backend_version == "27.0"
+    assert report.cpu_seconds is None
+    proc.close()
+
+
+def test_docker_refuses_to_start_without_the_cli(tmp_path, monkeypatch):
+    monkeypatch.setattr(docker_backend, "docker_path", lambda: None)
+    with pytest.raises(SandboxError, match="docker CLI"):
+        start(["python3", "bot.py"], tmp_path, backend="docker")
+
+
+# -- unsafe -------------------------------------------------------------------------------------------
+def test_unsafe_still_kills_the_whole_tree_including_setsid_daemons_through_its_cgroup(tmp_path):
+    (tmp_path / "daemon.py").write_text((HOSTILE / "daemon.py").read_text())
+    proc = start([sys.executable, "daemon.py"], tmp_path, Limits(wall_seconds=30), backend="unsafe",
+                 allow_unsafe=True, use_cgroups=True)  # fmt: skip
+    assert b"ready" in read_until(proc, lines=1)
+    report = proc.finish(grace_seconds=0)
+    assert report.backend == "unsafe" and report.killed_at_finish
+    assert any("no isolation" in text for text in report.guarantees_weakened)
+    assert_nothing_left(proc, report)
+    proc.close()
+
+
+def test_unsafe_without_cgroups_kills_its_process_tree_and_says_daemons_may_escape(tmp_path):
+    tree = "import os, time\nos.fork()\nos.fork()\nprint('ready', flush=True)\ntime.sleep(60)\n"
+    proc = start([sys.executable, "-c", tree], tmp_path, Limits(wall_seconds=30), backend="unsafe",
+                 allow_unsafe=True, use_cgroups=False)  # fmt: skip
+    assert b"ready" in read_until(proc, lines=1)
+    report = proc.finish(grace_seconds=0)
+    assert any("leave the session are not tracked" in text for text in report.guarantees_weakened)
+    assert_nothing_left(proc, report)
+    proc.close()
+
+
+def test_unsafe_reports_a_runtime_error(tmp_path):
+    with start([sys.executable, "-c", "raise SystemExit(3)"], tmp_path, backend="unsafe", allow_unsafe=True) as proc:
+        assert read_until(proc) == b""
+    report = proc.finish()
+    assert report.outcome == "runtime_error" and report.exit_code == 3
+
+
+def test_unsafe_refuses_a_missing_program(tmp_path):
+    with pytest.raises(SandboxError, match="could not start"):
+        start([str(Path(tmp_path, "nothing"))], tmp_path, backend="unsafe", allow_unsafe=True)
