@@ -64,9 +64,10 @@ def rotations(seats: int, duplicate: bool) -> int:
 def build_schedule(*, preset: str, overrides: dict[str, str], bots: list[BotSpec], games: int, base_seed: int,
                    duplicate: bool, time_control: TimeControl, sandbox: str,
                    sandbox_limits: dict[str, Any] | None = None) -> Schedule:
-    """Game g uses seed derive_seed(base, g). With --duplicate it is played once per rotation of the seats,
-    so every bot sits where every other sat with the same cards; without, game g is seated at rotation g % n
-    so nobody keeps one seat."""
+    """Game g uses seed derive_seed(base, g). With --duplicate it is played once per distinct rotation of the
+    seats, so every bot sits where every other sat with the same cards (two bots sharing four seats as teams:
+    two rotations, swapping the partnerships); without, game g is seated at rotation g % n so nobody keeps
+    one seat."""
     _, rules = resolve(preset, overrides)
     probe = new_match(rules, 0)
     seats, teams = probe.num_seats, probe.outcome()["teams"]
@@ -74,8 +75,13 @@ def build_schedule(*, preset: str, overrides: dict[str, str], bots: list[BotSpec
     schedule = Schedule()
     for g in range(games):
         seed = derive_seed(base_seed, g)
+        seatings_played: set[tuple[str, ...]] = set()
         for r in range(rotations(seats, duplicate)) if duplicate else [g % seats]:
             seat_bots = tuple(base[(s - r) % seats] for s in range(seats))
+            seating = tuple(bot.label for bot in seat_bots)
+            if seating in seatings_played:
+                continue  # one bot per team: rotating by a whole team gives the same match again
+            seatings_played.add(seating)
             schedule.jobs.append(MatchJob(index=len(schedule.jobs), game_number=g, rotation=r, seed=seed,
                                           preset=preset, overrides=tuple(sorted(overrides.items())),
                                           seat_bots=seat_bots, time_control=time_control, sandbox=sandbox,

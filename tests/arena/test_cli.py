@@ -144,3 +144,14 @@ def test_unsafe_or_unusable_zips_are_refused(capsys, tmp_path, members, message)
             z.writestr(name, text)
     code, _, err = run(capsys, "play", "bura", str(archive), "builtin:random")
     assert code == 2 and message in err
+
+
+def test_duplicate_team_play_swaps_the_partnerships_once(capsys, tmp_path):
+    code, _, _ = run(capsys, "play", "burkozel-pairs", "builtin:greedy", "builtin:random", "--duplicate",
+                     "--seed", "5", "--quiet", "--json", str(tmp_path / "r.json"))
+    assert code == 0
+    matches = json.loads((tmp_path / "r.json").read_text())["matches"]
+    assert [[s["bot"] for s in m["seats"]] for m in matches] == [
+        ["builtin:greedy", "builtin:random", "builtin:greedy", "builtin:random"],
+        ["builtin:random", "builtin:greedy", "builtin:random", "builtin:greedy"],
+    ]
