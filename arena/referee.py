@@ -21,6 +21,10 @@ from arena.protocol import ProtocolError
 
 REPLAY_FORMAT = "kozyr-replay"
 REPLAY_VERSION = 1
+# Every game ends by its rules, but not always soon: two Burraco bots that never meld can lose points
+# forever. The referee, which must never hang, stops a match after this many decisions and ranks the
+# seats on the standings reached (far above any real match: a full Burraco match is about 2,000).
+MAX_DECISIONS = 50_000
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ class _Clock:
 
 
 def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, time_control: TimeControl | None = None,
-               labels: list[str] | None = None) -> MatchRecord:
+               labels: list[str] | None = None, max_decisions: int = MAX_DECISIONS) -> MatchRecord:
     """Play a whole match. ``players[i]`` sits in seat i. Returns the result and the replay."""
     control = time_control or TimeControl()
     game = game_of_rules(rules)
@@ -136,6 +140,8 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
 
         request_id = 0
         while all(v.verdict == protocol.OK for v in verdicts) and not state.is_over():
+            if request_id >= max_decisions:
+                break
             seat = state.to_move()
             player = players[seat]
             request_id += 1
@@ -183,7 +189,13 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
 
     seats = [{"seat": s, "bot": labels[s], "name": names[s], **verdicts[s].to_dict(), "decisions": decisions[s],
               "stderr_tail": reports[s].stderr_tail, "resources": reports[s].resources} for s in range(n)]
-    result = {"game": game, "preset": preset, "seed": seed, "finished": bool(outcome["finished"]) and not forfeited,
+    if forfeited:
+        ended_by = "forfeit"
+    elif outcome["finished"]:
+        ended_by = "rules"
+    else:
+        ended_by = "decision-limit"
+    result = {"game": game, "preset": preset, "seed": seed, "finished": ended_by == "rules", "ended_by": ended_by,
               "ranks": ranks, "points": outcome["points"], "points_kind": outcome["points_kind"], "teams": teams,
               "deals": len(outcome["deals"]), "seats": seats}
     replay = {"format": REPLAY_FORMAT, "version": REPLAY_VERSION, "game": game, "preset": preset,

@@ -138,3 +138,13 @@ def test_forfeits_rank_the_offender_and_its_team_last(ranks, teams, forfeited, e
 def test_time_control_rejects_bad_limits(bad):
     with pytest.raises(ValueError, match="ms"):
         TimeControl(**bad)
+
+
+def test_a_match_that_would_not_end_is_stopped_at_the_decision_limit_and_ranked_on_the_standings():
+    _, rules = resolve("bura")
+    record = play_match(rules, 8, [builtin("bura", "random", 0), builtin("bura", "random", 1)], preset="bura",
+                        max_decisions=7)
+    assert record.result["ended_by"] == "decision-limit" and not record.result["finished"]
+    assert len(record.replay["actions"]) == 7
+    assert {s["verdict"] for s in record.result["seats"]} == {protocol.OK}
+    assert sorted(record.result["ranks"]) in ([1, 2], [1, 1])
