@@ -201,9 +201,9 @@ def _print_table(preset: str, base_seed: int, count: int, summary: list[dict[str
 def _elo_text(row: dict[str, Any]) -> str:
     if row["elo"] is None:
         return "+inf" if row["score"] >= 1 else "-inf"
-    low = "-inf" if row["elo_low"] is None else f"{row['elo_low']:+.0f}"
-    high = "+inf" if row["elo_high"] is None else f"{row['elo_high']:+.0f}"
-    return f"{row['elo']:+.0f} [{low}, {high}]"
+    low = "-inf" if row["elo_low"] is None else f"{round(row['elo_low']):+d}"
+    high = "+inf" if row["elo_high"] is None else f"{round(row['elo_high']):+d}"
+    return f"{round(row['elo']):+d} [{low}, {high}]"  # integers: no "-0"
 
 
 # ---- arena replay ----------------------------------------------------------------------------------------

@@ -186,6 +186,8 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
         forfeited = {s for s, v in enumerate(verdicts) if v.verdict != protocol.OK}
         ranks = final_ranks(outcome["ranks"], teams, forfeited) if forfeited else outcome["ranks"]
         reports = _close_all(players, state, cursors, ranks, outcome, verdicts)
+        for seat, report in enumerate(reports):
+            _add_sandbox_cause(verdicts[seat], report)
 
     seats = [{"seat": s, "bot": labels[s], "name": names[s], **verdicts[s].to_dict(), "decisions": decisions[s],
               "stderr_tail": reports[s].stderr_tail, "resources": reports[s].resources} for s in range(n)]
@@ -206,6 +208,15 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
               "verdicts": [{"seat": s, **verdicts[s].to_dict(), "stderr_tail": reports[s].stderr_tail,
                             "resources": reports[s].resources} for s in range(n)]}
     return MatchRecord(result=result, replay=replay, reports=reports)
+
+
+def _add_sandbox_cause(verdict: SeatVerdict, report: SeatReport) -> None:
+    """A crash or timeout often has its real cause in the sandbox (out of memory, CPU limit): say so."""
+    resources = report.resources
+    if verdict.verdict == protocol.OK or not isinstance(resources, dict):
+        return
+    if resources.get("outcome") not in (None, "ok"):
+        verdict.detail += f"; sandbox: {resources['outcome']} ({resources.get('detail', '')})"
 
 
 def _close_all(players: list[Player], state: Any, cursors: list[int], ranks: list[int], outcome: dict[str, Any],

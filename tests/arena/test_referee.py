@@ -148,3 +148,21 @@ def test_a_match_that_would_not_end_is_stopped_at_the_decision_limit_and_ranked_
     assert len(record.replay["actions"]) == 7
     assert {s["verdict"] for s in record.result["seats"]} == {protocol.OK}
     assert sorted(record.result["ranks"]) in ([1, 2], [1, 1])
+
+
+def test_a_bot_killed_by_the_sandbox_has_the_cause_in_its_verdict(tmp_path):
+    import sandbox
+    from arena.players import ExternalPlayer
+
+    (tmp_path / "main.py").write_text(
+        "import sys\nsys.stdin.readline()\nprint('{\"type\":\"ready\"}', flush=True)\nsys.stdin.readline()\n"
+        "hog = []\nwhile True:\n    hog.append(bytearray(10 * 1024 * 1024))\n")
+
+    def launch():
+        return sandbox.start(["python3", "main.py"], tmp_path, sandbox.Limits(memory_mb=64), backend="bwrap")
+
+    seat = play(ExternalPlayer("hog", launch), control=TimeControl(startup_ms=5000, move_ms=5000, bank_ms=0))
+    seat = seat.result["seats"][0]
+    assert seat["verdict"] == protocol.CRASH
+    assert "sandbox: out_of_memory" in seat["detail"]
+    assert seat["resources"]["backend"] == "bwrap"
