@@ -155,3 +155,15 @@ def test_duplicate_team_play_swaps_the_partnerships_once(capsys, tmp_path):
         ["builtin:greedy", "builtin:random", "builtin:greedy", "builtin:random"],
         ["builtin:random", "builtin:greedy", "builtin:random", "builtin:greedy"],
     ]
+
+
+def test_external_bots_run_under_bwrap_by_default_and_the_replay_keeps_the_sandbox_report(capsys, tmp_path):
+    script = tmp_path / "fair.py"
+    script.write_text((PROTOCOL_BOTS / "misbehave.py").read_text().replace("MODE = sys.argv[1]", "MODE = 'fair'"))
+    code, _, err = run(capsys, "play", "bura", str(script), "builtin:random", "--seed", "1", "--quiet",
+                       "--replays", str(tmp_path / "replays"))
+    assert code == 0, err
+    replay = json.loads(gzip.decompress((tmp_path / "replays" / "bura-00000.json.gz").read_bytes()))
+    external = replay["verdicts"][0]["resources"]
+    assert external["backend"] == "bwrap" and external["outcome"] == "ok"
+    assert replay["verdicts"][1]["resources"] is None  # the built-in bot runs in-process
