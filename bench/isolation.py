@@ -1,6 +1,6 @@
-"""Sandbox overhead: start-up to the first reply line, and the per-decision round trip, bwrap vs bare.
+"""Sandbox overhead: start-up to the first protocol reply, and the per-decision round trip, bwrap vs bare.
 
-    .venv/bin/python bench/sandbox.py [--runs 30] [--lines 1000]
+    .venv/bin/python bench/isolation.py [--runs 30] [--lines 1000]
 
 Goals: start-up under bwrap <= 1.3x bare; round trip within 10% of bare. Prints medians (ms).
 """
@@ -12,22 +12,33 @@ import os
 import select
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from arena.games import new_match
 from sandbox import Limits, start
 
 PYTHON = "/usr/bin/python3"
-BOT = """import sys
-print('{"type":"ready"}', flush=True)
-for line in sys.stdin:
-    sys.stdout.write(line)
-    sys.stdout.flush()
-"""
+# A real protocol bot (it parses every line as JSON and answers with its first legal action), so both
+# figures are what a bot author's Python bot pays, not an echo loop's.
+BOT = (Path(__file__).resolve().parent / "bots" / "first_legal.py").read_text()
+
+
+def sample_messages() -> tuple[bytes, bytes]:
+    """A real hello and a real request of a Bura deal, as the referee encodes them."""
+    from arena import protocol
+    from arena.games import resolve
+    from arena.games.options import rules_to_dict
+
+    game, rules = resolve("burkozel")
+    state = new_match(rules, 1)
+    seat = state.to_move()
+    hello = protocol.hello(game=game, preset="burkozel", rules=rules_to_dict(rules), seat=seat, players=2,
+                           teams=[[0], [1]], time={"startup_ms": 10000, "move_ms": 1000, "bank_ms": 10000})
+    request = protocol.request(request_id=1, decision="lead", observation=state.observation(seat),
+                               legal_actions=state.legal_actions(seat), time_left_ms=11000)
+    return protocol.encode(hello), protocol.encode(request)
 
 
 def read_line(fd: int) -> bytes:
@@ -62,21 +73,24 @@ class Boxed:
         self.proc.close()
 
 
-def startup(kind, folder: Path, runs: int) -> float:
+def startup(kind, folder: Path, runs: int, hello: bytes) -> float:
+    """From asking for the process to the bot's 'ready' answering the hello."""
     times = []
     for _ in range(runs):
         began = time.perf_counter()
         bot = kind(folder)
+        bot.stdin.write(hello)
         read_line(bot.stdout.fileno())
         times.append(time.perf_counter() - began)
         bot.finish()
     return statistics.median(times) * 1000
 
 
-def round_trip(kind, folder: Path, lines: int) -> float:
+def round_trip(kind, folder: Path, lines: int, hello: bytes, line: bytes) -> float:
+    """One request with a real observation and legal actions, to the bot's action."""
     bot = kind(folder)
+    bot.stdin.write(hello)
     read_line(bot.stdout.fileno())
-    line = b'{"type":"act","legal":[{"type":"play","card":"AS"}]}\n'
     times = []
     for _ in range(lines):
         began = time.perf_counter()
@@ -92,17 +106,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--lines", type=int, default=1000)
     args = parser.parse_args()
+    hello, request = sample_messages()
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "bot.py").write_text(BOT)
         os.chmod(folder, 0o755)
-        startup(Boxed, Path(folder), 2)  # warm caches (seccomp program, cgroup detection, page cache)
-        bare_start = startup(Bare, Path(folder), args.runs)
-        boxed_start = startup(Boxed, Path(folder), args.runs)
-        bare_trip = round_trip(Bare, Path(folder), args.lines)
-        boxed_trip = round_trip(Boxed, Path(folder), args.lines)
-    print(f"start-up to first line  bare {bare_start:7.2f} ms   bwrap {boxed_start:7.2f} ms   "
+        startup(Boxed, Path(folder), 2, hello)  # warm caches (seccomp program, cgroup detection, page cache)
+        bare_start = startup(Bare, Path(folder), args.runs, hello)
+        boxed_start = startup(Boxed, Path(folder), args.runs, hello)
+        bare_trip = round_trip(Bare, Path(folder), args.lines, hello, request)
+        boxed_trip = round_trip(Boxed, Path(folder), args.lines, hello, request)
+    print(f"start-up to 'ready'     bare {bare_start:7.2f} ms   bwrap {boxed_start:7.2f} ms   "
           f"ratio {boxed_start / bare_start:.2f}x (goal <= 1.3x), median of {args.runs}")  # fmt: skip
-    print(f"round trip per line     bare {bare_trip:7.3f} ms   bwrap {boxed_trip:7.3f} ms   "
+    print(f"request → action        bare {bare_trip:7.3f} ms   bwrap {boxed_trip:7.3f} ms   "
           f"ratio {boxed_trip / bare_trip:.2f}x (goal <= 1.1x), median of {args.lines}")  # fmt: skip
 
 
