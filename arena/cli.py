@@ -144,6 +144,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         args.replays.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="arena-bots-") as staging:
         specs = [parse_bot(b, Path(staging), sorted(bots_for(game))) for b in args.bots]
+        if any(not spec.is_builtin for spec in specs):
+            _check_sandbox(args.sandbox)
         schedule = build_schedule(preset=args.preset, overrides=overrides, bots=specs, games=args.games,
                                   base_seed=base_seed, duplicate=args.duplicate, time_control=time_control,
                                   sandbox=args.sandbox)
@@ -158,6 +160,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not args.quiet:
         _print_table(args.preset, base_seed, len(matches), summary, failures)
     return 1 if failures else 0
+
+
+def _check_sandbox(backend: str) -> None:
+    import sandbox  # the runner is where arena meets the sandbox
+
+    problem = sandbox.backends_available()[backend]
+    if problem:
+        raise UsageError(f"--sandbox {backend} cannot run here: {problem}")
 
 
 def _play_all(schedule, args: argparse.Namespace) -> list[dict[str, Any]]:

@@ -167,3 +167,13 @@ def test_external_bots_run_under_bwrap_by_default_and_the_replay_keeps_the_sandb
     external = replay["verdicts"][0]["resources"]
     assert external["backend"] == "bwrap" and external["outcome"] == "ok"
     assert replay["verdicts"][1]["resources"] is None  # the built-in bot runs in-process
+
+
+def test_an_unavailable_sandbox_is_refused_up_front(capsys, tmp_path, monkeypatch):
+    import sandbox
+
+    monkeypatch.setattr(sandbox, "backends_available", lambda: {"docker": "no Docker engine answers"})
+    script = tmp_path / "bot.py"
+    script.write_text("print('hi')\n")
+    code, _, err = run(capsys, "play", "bura", str(script), "builtin:random", "--sandbox", "docker")
+    assert code == 2 and "--sandbox docker cannot run here: no Docker engine answers" in err
