@@ -169,11 +169,13 @@ def test_external_bots_run_under_bwrap_by_default_and_the_replay_keeps_the_sandb
     assert replay["verdicts"][1]["resources"] is None  # the built-in bot runs in-process
 
 
-def test_an_unavailable_sandbox_is_refused_up_front(capsys, tmp_path, monkeypatch):
+def test_an_unavailable_sandbox_is_refused_up_front(capsys, tmp_path):
     import sandbox
 
-    monkeypatch.setattr(sandbox, "backends_available", lambda: {"docker": "no Docker engine answers"})
+    reason = sandbox.backends_available()["docker"]
+    if reason is None:
+        pytest.skip("a Docker engine runs here, so the docker backend is available")
     script = tmp_path / "bot.py"
     script.write_text("print('hi')\n")
     code, _, err = run(capsys, "play", "bura", str(script), "builtin:random", "--sandbox", "docker")
-    assert code == 2 and "--sandbox docker cannot run here: no Docker engine answers" in err
+    assert code == 2 and f"--sandbox docker cannot run here: {reason}" in err
