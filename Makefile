@@ -29,8 +29,14 @@ lint: $(STAMP)
 test: $(STAMP) system-deps lint
 	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
 
-bench: $(STAMP)
+# Figures for docs/benchmarks.md; slow, never part of `make test`.
+bench: $(STAMP) system-deps
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/strength.py
+	$(BIN)/python bench/protocol.py
+	$(BIN)/python bench/runner.py
+	$(BIN)/python bench/isolation.py
+	$(BIN)/python bench/replay_size.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .coverage .hypothesis build *.egg-info
