@@ -97,10 +97,19 @@ def test_a_turn_is_draw_then_melds_then_a_discard():
     ({"type": "add", "meld": True, "cards": ["7H"]}, "unknown-meld"),
     ({"type": "discard", "card": None}, "bad-card"),
     ({"type": "discard", "card": "AS"}, "not-in-hand"),
+    ({"type": "discard", "card": "KC", "cards": {"nested": ["KC"]}}, "bad-action"),
+    ({"type": "meld", "cards": ["5H", "6H", "7H"], "card": "KC"}, "bad-action"),
+    ({"type": "meld", "cards": ["5H"] * 100_000}, "bad-action"),
 ])
 def test_it_refuses_malformed_actions_without_changing_anything(action, rule):
     state = position(hands=[["5H", "6H", "7H", "KC"], ["QC"]], phase="play")
     assert refused(state, 0, action) == rule
+
+
+def test_a_draw_with_unknown_keys_is_refused():
+    state = position(hands=[["5H", "6H", "7H", "KC"], ["QC"]])
+    assert refused(state, 0, {"type": "draw", "card": "3C"}) == "bad-action"
+    assert refused(state, 0, {"type": "take_pile", "cards": ["9C"]}) == "bad-action"
 
 
 def test_taking_the_pile_takes_all_of_it_publicly():

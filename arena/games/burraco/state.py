@@ -24,6 +24,8 @@ from arena.games.burraco.scoring import match_winner, team_hand_score, team_rank
 HAND_SIZE = 11
 POZZETTO_SIZE = 11
 STOCK_END = 2  # the hand ends after the turn that leaves this many cards in the stock
+ACTION_KEYS = {"draw": {"type"}, "take_pile": {"type"}, "meld": {"type", "cards", "wild_as"},
+               "add": {"type", "meld", "cards", "wild_as"}, "discard": {"type", "card"}}
 
 _ORDER = {card: i for i, card in enumerate([r + s for s in "SHDC" for r in "A23456789TJQK"] + [JOKER])}
 
@@ -211,6 +213,10 @@ class BurracoState:
         if not isinstance(action, dict):
             raise IllegalAction("bad-action", "an action is a JSON object with a 'type'")
         kind = action.get("type")
+        if isinstance(kind, str) and kind in ACTION_KEYS and not action.keys() <= ACTION_KEYS[kind]:
+            extra = ", ".join(sorted(map(str, action.keys() - ACTION_KEYS[kind])))
+            raise IllegalAction("bad-action", f"unknown keys in a {kind!r} action: {extra:.80}; allowed: "
+                                              f"{', '.join(sorted(ACTION_KEYS[kind]))}")
         if self.phase == "draw":
             if kind == "draw":
                 return self._draw(seat)
@@ -411,8 +417,8 @@ class BurracoState:
 
 
 def _cards_of(value: object) -> list[str]:
-    if not isinstance(value, list) or not value:
-        raise IllegalAction("bad-action", "'cards' must be a non-empty list of card strings")
+    if not isinstance(value, list) or not value or len(value) > len(BURRACO_DECK):
+        raise IllegalAction("bad-action", "'cards' must be a non-empty list of card strings (at most 108)")
     try:
         return [parse_card(c) for c in value]
     except CardError as e:
