@@ -71,8 +71,13 @@ def test_example_plays_every_seat_without_fault(preset, game, players, lang, tmp
             assert not any("no plan" in line for line in seat["stderr_tail"]), seat
 
 
-@pytest.mark.parametrize("preset", [p for p in ("bura", "kozel") if p in {x[0] for x in PRESETS}])
-def test_python_example_beats_random(preset, tmp_path):
-    results = _play(preset, [str(ROOT / "examples" / preset / "python"), "builtin:random"], tmp_path, "--games", "20")
+BEATS = [(p[0], p[1], games) for p in PRESETS for name, games in (("bura", 20), ("kozel", 20), ("burraco-2p", 6))
+         if p[0] == name]
+
+
+@pytest.mark.parametrize(("preset", "game", "games"), BEATS, ids=[b[0] for b in BEATS])
+def test_python_example_beats_random(preset, game, games, tmp_path):
+    bot = str(ROOT / "examples" / game / "python")
+    results = _play(preset, [bot, "builtin:random"], tmp_path, "--games", str(games))
     score = {row["bot"]: row["score"] for row in results["summary"]}
-    assert score[str(ROOT / "examples" / preset / "python")] > 0.5, results["summary"]
+    assert score[bot] > 0.5, results["summary"]
