@@ -219,6 +219,9 @@ def test_an_initial_combination_redeals_without_consequences_or_counts():
     counts = position(overrides={"initial_combo": "counts"}, hands=[list(h) for h in hands], stock=stock,
                       trump_card="6S", dealer=0, fresh_deal=True)
     assert counts.to_move() == 0 and counts.observation(0)["deal"] == 1  # seat 1 was due to lead
+    announced = {"seat": 0, "name": "molodka", "effect": "lead", "cards": ["KH", "QH", "9H"]}
+    assert counts.observation(1)["combinations"] == [announced]
+    assert {k: v for k, v in last(counts, "combination", seat=1).items() if k not in ("type", "deal")} == announced
 
 
 def test_an_initial_bura_that_counts_wins_at_once():

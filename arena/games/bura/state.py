@@ -328,7 +328,10 @@ class BuraMatch:
             return self._end_deal(scoring.DealScore(scoring.REDEAL, [], [0] * len(self.teams)), combo=combo)
         if combo is not None and combo.effect == INSTANT_WIN:
             return self._win_by_combination(combo)
-        self._start_trick(combo.seat if combo is not None else first)
+        if combo is not None:  # announced like one found after a draw, so everybody sees why the lead moved
+            self._announce(combo, "lead")
+            first = combo.seat
+        self._start_trick(first)
         return None
 
     def _announce(self, combo, effect: str) -> None:
