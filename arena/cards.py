@@ -47,7 +47,8 @@ def parse_card(text: object) -> str:
     if text == JOKER:
         return text
     if len(text) != 2:
-        raise CardError(f"bad card {text!r}: a card is a rank ({' '.join(RANKS)}) and a suit ({' '.join(SUITS)}), "
+        shown = repr(text) if len(text) <= 20 else repr(text[:20]) + f"… ({len(text)} characters)"
+        raise CardError(f"bad card {shown}: a card is a rank ({' '.join(RANKS)}) and a suit ({' '.join(SUITS)}), "
                         f"or 'X' for a joker")
     if text[0] not in RANKS:
         raise CardError(f"bad card {text!r}: unknown rank {text[0]!r}; ranks are {' '.join(RANKS)}")

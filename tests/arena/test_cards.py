@@ -94,3 +94,9 @@ def test_rank_and_suit_read_the_text():
 def test_it_rejects_bad_seeds(seed):
     with pytest.raises(CardError):
         check_seed(seed)
+
+
+def test_a_huge_bad_card_gives_a_short_error():
+    with pytest.raises(CardError) as caught:
+        parse_card("Z" * 200_000)
+    assert len(str(caught.value)) < 200 and "200000 characters" in str(caught.value)
