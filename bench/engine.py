@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import time
 
+from selection import chosen_presets
+
 from arena.bots import make_bot
 from arena.cards import derive_seed
-from arena.games import all_presets, new_match
+from arena.games import new_match
 
 
 def run_preset(game: str, rules, seconds: float) -> tuple[int, int, float]:
@@ -43,14 +45,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per preset (default 3)")
     parser.add_argument("--presets", default="", help="comma-separated preset names (default: all)")
     args = parser.parse_args(argv)
-    presets = all_presets()
-    chosen = [p for p in args.presets.split(",") if p] or list(presets)
-    unknown = [p for p in chosen if p not in presets]
-    if unknown:
-        parser.error(f"unknown preset(s) {', '.join(unknown)}; presets are: {', '.join(presets)}")
+    chosen = chosen_presets(parser, args.presets)
     print(f"{'preset':<18} {'deals/s':>10} {'actions/s':>11} {'µs/action':>10} {'actions/deal':>13}")
-    for name in chosen:
-        game, rules = presets[name]
+    for name, game, rules in chosen:
         deals, actions, elapsed = run_preset(game, rules, args.seconds)
         print(f"{name:<18} {deals / elapsed:>10.0f} {actions / elapsed:>11.0f} {1e6 * elapsed / max(actions, 1):>10.1f}"
               f" {actions / max(deals, 1):>13.1f}")

@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import time
 
+from selection import chosen_presets
+
 from arena.bots import bots_for, make_bot
 from arena.cards import derive_seed
-from arena.games import all_presets, new_match
+from arena.games import new_match
 
 
 def play(game: str, rules, seed: int, names: list[str]) -> dict:
@@ -54,14 +56,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--matches", type=int, default=500, help="seeded matches per preset (default 500)")
     parser.add_argument("--presets", default="", help="comma-separated preset names (default: all)")
     args = parser.parse_args(argv)
-    presets = all_presets()
-    chosen = [p for p in args.presets.split(",") if p] or list(presets)
-    unknown = [p for p in chosen if p not in presets]
-    if unknown:
-        parser.error(f"unknown preset(s) {', '.join(unknown)}; presets are: {', '.join(presets)}")
+    chosen = chosen_presets(parser, args.presets)
     print(f"{'preset':<18} {'matches':>8} {'greedy vs random':>17} {'seconds':>8}")
-    for name in chosen:
-        game, rules = presets[name]
+    for name, game, rules in chosen:
         if not {"greedy", "random"} <= set(bots_for(game)):
             print(f"{name:<18} {'-':>8} {'no greedy/random bots':>17}")
             continue
