@@ -224,6 +224,19 @@ def test_an_initial_combination_redeals_without_consequences_or_counts():
     assert {k: v for k, v in last(counts, "combination", seat=1).items() if k not in ("type", "deal")} == announced
 
 
+def test_the_deal_end_reports_the_effect_the_combination_actually_had():
+    molodka = [["KH", "QH", "9H"], ["7D", "8S", "9C"]]
+    bura = [["KS", "QS", "9S"], ["7D", "8H", "9C"]]
+    for hands, intrinsic in ((molodka, "lead"), (bura, "instant_win")):
+        state = position(hands=hands, stock=["JD", "QD", "6S"], trump_card="6S", dealer=1, fresh_deal=True, seed=11)
+        announced = {k: v for k, v in last(state, "combination").items() if k not in ("type", "deal")}
+        assert announced["effect"] == "redeal" != intrinsic
+        assert state.outcome()["deals"][0]["combination"] == announced
+        assert last(state, "deal_end")["combination"] == announced
+    state = bura_after_draw(["8H", "KS", "9H", "QS", "JH", "JS", "6S"])
+    assert state.outcome()["deals"][-1]["combination"]["effect"] == last(state, "combination")["effect"]
+
+
 def test_an_initial_bura_that_counts_wins_at_once():
     state = position(overrides={"initial_combo": "counts"}, hands=[["KS", "QS", "9S"], ["7D", "8H", "9C"]],
                      stock=["JD", "6S"], trump_card="6S", dealer=1, fresh_deal=True, seed=3)

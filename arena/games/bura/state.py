@@ -324,8 +324,8 @@ class BuraMatch:
         first = (self.dealer + 1) % self.num_seats
         combo = winning_combination(self.hands, self.trump, self.rules, first)
         if combo is not None and self.rules.initial_combo == "redeal":
-            self._announce(combo, "redeal")
-            return self._end_deal(scoring.DealScore(scoring.REDEAL, [], [0] * len(self.teams)), combo=combo)
+            announced = self._announce(combo, "redeal")
+            return self._end_deal(scoring.DealScore(scoring.REDEAL, [], [0] * len(self.teams)), combo=announced)
         if combo is not None and combo.effect == INSTANT_WIN:
             return self._win_by_combination(combo)
         if combo is not None:  # announced like one found after a draw, so everybody sees why the lead moved
@@ -334,15 +334,17 @@ class BuraMatch:
         self._start_trick(first)
         return None
 
-    def _announce(self, combo, effect: str) -> None:
+    def _announce(self, combo, effect: str) -> dict:
+        """Announce ``combo`` with the effect it actually has now (a Bura in the initial deal only redeals)."""
         entry = {**combo.to_json(), "effect": effect}
         self.announced.append(entry)
         self._emit({"type": "combination", "deal": self.deal_no, **entry})
+        return entry
 
     def _win_by_combination(self, combo) -> int | None:
-        self._announce(combo, INSTANT_WIN)
+        announced = self._announce(combo, INSTANT_WIN)
         score = scoring.score_combination(self.rules, len(self.teams), self.team_of[combo.seat])
-        return self._end_deal(score, combo=combo)
+        return self._end_deal(score, combo=announced)
 
     def _start_trick(self, leader: int) -> None:
         n = self.num_seats
@@ -492,8 +494,12 @@ class BuraMatch:
         return [sum(points(self.piles[s]) for s in members) for members in self.teams]
 
     # ------------------------------------------------------------------ end of a deal, end of the match
-    def _end_deal(self, score: scoring.DealScore, *, claimer: int | None = None, combo=None) -> int | None:
-        """Write the deal's penalties and record; return the next dealer, or None when the match is over."""
+    def _end_deal(self, score: scoring.DealScore, *, claimer: int | None = None,
+                  combo: dict | None = None) -> int | None:
+        """Write the deal's penalties and record; return the next dealer, or None when the match is over.
+
+        ``combo`` is the announced combination that ended the deal, with the effect it had.
+        """
         multiplier = self.multiplier
         for team, penalty in enumerate(score.penalties):
             self.team_penalties[team] += penalty * multiplier
@@ -516,7 +522,7 @@ class BuraMatch:
             "multiplier": multiplier,
             "doubles_next": score.doubles_next,
             "claimer": claimer,
-            "combination": combo.to_json() if combo is not None else None,
+            "combination": dict(combo) if combo is not None else None,
             "totals": [self.team_penalties[self.team_of[s]] for s in range(n)],
         }
         self.deal_records.append(record)
