@@ -27,9 +27,10 @@ from pathlib import Path
 from . import cgroups, seccomp_filter
 from .environment import SANDBOX_PATH, bot_environment
 from .errors import SandboxError
+from .launcher import Plan
 from .limits import Limits
 from .process import Confinement, Measures, SandboxProcess, _rusage_cpu, _rusage_peak_mb, decode_shell_status
-from .rlimits import child_setup, rlimits_for
+from .rlimits import rlimits_for
 from .staging import Staging
 from .uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
 
@@ -146,15 +147,16 @@ class BwrapConfinement(Confinement):
     def staged_bot(self) -> Path:
         return self._staging.bot
 
-    def child_setup(self):
+    def launch_plan(self) -> Plan:
         mechanisms = self._cgroups.mechanisms if self._cgroups else {}
         rlimits = rlimits_for(
             self._limits,
             memory="memory_mb" not in mechanisms,
             processes=self._lease is not None,
         )
-        procs_files = self._cgroups.procs_files if self._cgroups else []
-        return child_setup(procs_files, rlimits, self.sandbox_uid)
+        if self._cgroups is None:
+            return Plan(None, [], rlimits, self.sandbox_uid)
+        return Plan(self._cgroups.v2_dir, self._cgroups.v1_dirs, rlimits, self.sandbox_uid)
 
     def open_seccomp(self) -> int:
         self._seccomp_fd = seccomp_filter.program_fd()
@@ -265,6 +267,7 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
     environment = bot_environment(env)
     confinement = BwrapConfinement(limits, use_cgroups)
     data_fds: list[int] = []
+    plan: Plan | None = None
     try:
         confinement.prepare(bot_dir)
         resolve_in_sandbox(command[0], confinement.staged_bot)
@@ -277,6 +280,7 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
         seccomp_fd = confinement.open_seccomp()
         argv = build_command(command, confinement.staged_bot, limits, seccomp_fd=seccomp_fd,
                              passwd_fd=passwd_fd, group_fd=group_fd, bwrap=binary)  # fmt: skip
+        plan = confinement.launch_plan()
         popen = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -287,18 +291,24 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
             cwd="/",
             pass_fds=(seccomp_fd, passwd_fd, group_fd),
             start_new_session=True,
-            preexec_fn=confinement.child_setup(),
+            preexec_fn=plan.child_setup,
         )
+        launcher = plan.launcher_pid(popen.pid)
     except subprocess.SubprocessError as error:
+        plan.reap_reported()  # set just before Popen, the only raiser of SubprocessError
         confinement.cleanup()
         raise SandboxError(f"could not start bubblewrap as the sandbox uid: {error}") from error
     except BaseException:
+        if plan is not None:
+            plan.reap_reported()
         confinement.cleanup()
         raise
     finally:
         for fd in data_fds:
             os.close(fd)
-    return SandboxProcess(popen, confinement, limits, started, time.monotonic() - started)
+        if plan is not None:
+            plan.close()
+    return SandboxProcess(popen, confinement, limits, started, time.monotonic() - started, pid=launcher)
 
 
 def _data_fd(text: str) -> int:

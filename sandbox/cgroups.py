@@ -141,6 +141,15 @@ class Run:
         """The files a new process writes its pid into to join every group (used between fork and exec)."""
         return [os.fsencode(path / "cgroup.procs") for path in self.dirs]
 
+    @property
+    def v2_dir(self) -> str | None:
+        return str(self._v2) if self._v2 is not None else None
+
+    @property
+    def v1_dirs(self) -> list[str]:
+        """Every v1 group of the run (the v2 one is joined at birth, see launcher.py)."""
+        return [str(path) for path in self.dirs if path != self._v2]
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for path in self.dirs:

@@ -77,7 +77,7 @@ def decode_shell_status(status: int) -> tuple[int | None, int | None]:
 
 class SandboxProcess:
     def __init__(self, popen: subprocess.Popen, confinement: Confinement, limits: Limits, started: float,
-                 startup_seconds: float):  # fmt: skip
+                 startup_seconds: float, pid: int | None = None):  # fmt: skip
         self._popen = popen
         self._confinement = confinement
         self._limits = limits
@@ -86,7 +86,8 @@ class SandboxProcess:
         self.stdin = popen.stdin
         self.stdout = popen.stdout
         self.stderr = popen.stderr
-        self.pid = popen.pid
+        # The process whose wait status is the bot's: popen's own, or a launcher it cloned (launcher.py).
+        self.pid = popen.pid if pid is None else pid
         self.sandbox_uid = confinement.sandbox_uid
         self._lock = threading.RLock()
         self._finish_lock = threading.Lock()

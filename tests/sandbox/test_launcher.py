@@ -1,0 +1,53 @@
+"""The bwrap launcher is born inside every cgroup of its run, limited and as the sandbox uid, and is the
+worker's own child — whether it was cloned into its v2 group or (no clone3) joined it the slow way."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import BACKEND, read_until
+
+from sandbox import Limits, cgroups, launcher
+
+pytestmark = pytest.mark.skipif(BACKEND != "bwrap", reason="bwrap's launcher only")
+
+
+def _status(pid: int) -> dict[str, str]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return dict(line.split(":\t", 1) for line in lines)
+
+
+def _check_launcher(proc, limits: Limits) -> None:
+    assert read_until(proc, lines=1).startswith(b'{"type": "ready"}')
+    status = _status(proc.pid)
+    assert int(status["PPid"]) == os.getpid()  # our child: wait4 and --die-with-parent see the bot
+    if proc.sandbox_uid is not None:
+        assert status["Uid"].split() == [str(proc.sandbox_uid)] * 4
+    memberships = Path(f"/proc/{proc.pid}/cgroup").read_text()
+    run_groups = proc._confinement._cgroups.dirs
+    assert run_groups, "this machine has cgroups: the suite needs them"
+    for folder in run_groups:
+        assert proc.pid in {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}, folder
+        assert folder.name in memberships
+    limits_text = Path(f"/proc/{proc.pid}/limits").read_text()
+    assert f"Max open files            {limits.open_files}" in limits_text
+    assert "Max core file size        0" in limits_text
+
+
+def test_the_launcher_is_cloned_into_its_groups_with_its_limits(launch):
+    if cgroups.detect().v2_home is None or not launcher.clone3_available():
+        pytest.skip("no cgroup v2 or no clone3 here")
+    limits = Limits(open_files=40, wall_seconds=30)
+    proc = launch("echo.py", limits=limits)
+    _check_launcher(proc, limits)
+    assert proc.pid != proc._popen.pid  # the forked child cloned the launcher and left
+
+
+def test_without_clone3_the_child_joins_and_becomes_the_launcher(launch, monkeypatch):
+    monkeypatch.setattr(launcher, "clone3_available", lambda: False)
+    limits = Limits(open_files=48, wall_seconds=30)
+    proc = launch("echo.py", limits=limits)
+    _check_launcher(proc, limits)
+    assert proc.pid == proc._popen.pid
