@@ -10,9 +10,9 @@ import subprocess
 import time
 
 import psutil
-from conftest import BACKEND, finish, read_until, run_to_end
 
 from sandbox import Limits
+from tests.sandbox.conftest import BACKEND, finish, read_until, run_to_end
 
 SECRET = "kozyr-secret-6f1d0c"
 

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import BACKEND, read_until
 
 from sandbox import Limits, cgroups, launcher
+from tests.sandbox.conftest import BACKEND, read_until
 
 pytestmark = pytest.mark.skipif(BACKEND != "bwrap", reason="bwrap's launcher only")
 

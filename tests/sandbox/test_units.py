@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import HOSTILE, assert_nothing_left, read_until
 
 from sandbox import OUTCOMES, Limits, SandboxError, start
 from sandbox import docker as docker_backend
@@ -18,6 +17,7 @@ from sandbox.bwrap import build_command, resolve_in_sandbox
 from sandbox.environment import bot_environment
 from sandbox.process import decode_shell_status
 from sandbox.report import Ending, classify
+from tests.sandbox.conftest import HOSTILE, assert_nothing_left, read_until
 
 
 # -- Limits -------------------------------------------------------------------------------------------
