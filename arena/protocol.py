@@ -42,9 +42,13 @@ class ProtocolError(Exception):
         self.detail = message
 
 
+# One encoder for every message: json.dumps with options builds a new encoder on each call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """One message as one line: compact JSON, UTF-8, newline-terminated. Deterministic for equal input."""
-    return (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    return (_ENCODER.encode(message) + "\n").encode("utf-8")
 
 
 def decode(line: bytes) -> dict[str, Any]:
