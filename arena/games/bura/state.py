@@ -25,6 +25,7 @@ OVER = "over"
 
 _ACTION_KEYS = {LEAD: {"type", "cards"}, RESPOND: {"type", "cards", "face_down"},
                 CLAIM: {"type"}, "pass": {"type"}}
+_ACTION_TYPES = {CLAIM: (CLAIM, "pass"), LEAD: (LEAD,), RESPOND: (RESPOND,)}  # per decision
 
 
 class BuraMatch:
@@ -222,12 +223,12 @@ class BuraMatch:
         if not isinstance(action, dict):
             raise IllegalAction("bad-action", f"an action is a JSON object with a 'type', not {action!r:.60}")
         kind = action.get("type")
-        wanted = {CLAIM: (CLAIM, "pass"), LEAD: (LEAD,), RESPOND: (RESPOND,)}[self.phase]
+        wanted = _ACTION_TYPES[self.phase]
         if kind not in wanted:
             raise IllegalAction("wrong-decision", f"the decision now is {self.phase!r}: the action type must be "
                                                   f"{' or '.join(map(repr, wanted))}, not {kind!r:.40}")
-        extra = set(action) - _ACTION_KEYS[kind]
-        if extra:
+        if not action.keys() <= _ACTION_KEYS[kind]:
+            extra = action.keys() - _ACTION_KEYS[kind]
             raise IllegalAction("bad-action", f"unknown keys in a {kind!r} action: {', '.join(sorted(map(str, extra)))}"
                                               f"; allowed: {', '.join(sorted(_ACTION_KEYS[kind]))}")
         return kind
