@@ -9,7 +9,9 @@ Seats are 0..n-1 clockwise; "left" is the next seat. Three decisions are asked o
 from __future__ import annotations
 
 import copy
-from itertools import combinations
+from bisect import insort
+from itertools import combinations, groupby
+from operator import itemgetter
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import IllegalAction
@@ -26,6 +28,7 @@ OVER = "over"
 _ACTION_KEYS = {LEAD: {"type", "cards"}, RESPOND: {"type", "cards", "face_down"},
                 CLAIM: {"type"}, "pass": {"type"}}
 _ACTION_TYPES = {CLAIM: (CLAIM, "pass"), LEAD: (LEAD,), RESPOND: (RESPOND,)}  # per decision
+_suit = itemgetter(1)
 
 
 class BuraMatch:
@@ -43,6 +46,8 @@ class BuraMatch:
         self.rules = rules
         self.seed = check_seed(seed)
         n = self.num_seats = rules.players
+        # turn_order[s]: every seat clockwise starting with s (the order of leading, responding and drawing)
+        self.turn_order = [tuple((s + i) % n for i in range(n)) for s in range(n)]
         self.teams = [[0, 2], [1, 3]] if rules.teams else [[s] for s in range(n)]
         self.team_of = [next(t for t, members in enumerate(self.teams) if s in members) for s in range(n)]
         self.team_penalties = [0] * len(self.teams)
@@ -155,8 +160,8 @@ class BuraMatch:
         if self.phase == LEAD:
             limit = self.lead_limit(seat)
             actions = []
-            for suit in "SHDC":
-                same = [c for c in hand if c[1] == suit]
+            for _, suited in groupby(hand, key=_suit):  # the hand is in card order, so suits come grouped
+                same = list(suited)
                 for size in range(1, min(limit, len(same)) + 1):
                     actions.extend({"type": LEAD, "cards": list(cs)} for cs in combinations(same, size))
             return actions
@@ -348,10 +353,9 @@ class BuraMatch:
         return self._end_deal(score, combo=announced)
 
     def _start_trick(self, leader: int) -> None:
-        n = self.num_seats
-        for offset in range(n):  # a leader without cards (short stock, many players) passes the lead on
-            if self.hands[(leader + offset) % n]:
-                leader = (leader + offset) % n
+        for seat in self.turn_order[leader]:  # a leader without cards (short stock, many players) passes the lead on
+            if self.hands[seat]:
+                leader = seat
                 break
         self.leader = leader
         self.trick_plays = []
@@ -363,8 +367,7 @@ class BuraMatch:
             hand.remove(card)
         self.trick_plays = [(seat, cards, False)]
         self.best_seat, self.best_cards = seat, cards
-        n = self.num_seats
-        self.responders = [(seat + i) % n for i in range(1, n) if self.hands[(seat + i) % n]]
+        self.responders = [s for s in self.turn_order[seat][1:] if self.hands[s]]
         self._emit({"type": "play", "deal": self.deal_no, "seat": seat, "lead": True, "cards": list(cards),
                     "face_down": False})
         self._next_responder()
@@ -468,8 +471,8 @@ class BuraMatch:
 
     def _draw(self, taker: int) -> bool:
         """One card at a time, taker first and then clockwise, until hands are full or the stock is empty."""
-        stock, hands, size, n = self.stock, self.hands, self.rules.hand, self.num_seats
-        order = [(taker + i) % n for i in range(n)]
+        stock, hands, size = self.stock, self.hands, self.rules.hand
+        order = self.turn_order[taker]
         draws = []
         while stock:
             short = [s for s in order if len(hands[s]) < size]
@@ -479,14 +482,12 @@ class BuraMatch:
                 if not stock:
                     break
                 card = stock.pop()
-                hands[seat].append(card)
+                insort(hands[seat], card, key=card_sort_key)
                 draws.append({"seat": seat, "card": card})
+                if card == self.trump_card:
+                    self.trump_in_stock = False
         if not draws:
             return False
-        for seat in order:
-            hands[seat].sort(key=card_sort_key)
-        if self.trump_in_stock and self.trump_card not in stock:
-            self.trump_in_stock = False
         self._emit({"type": "draw", "deal": self.deal_no, "draws": draws, "stock": len(stock)},
                    views.view_draw, self.trump_card)
         return True
