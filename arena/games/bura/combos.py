@@ -30,8 +30,8 @@ class Combination:
 
 def _kinds(hand: Sequence[str], trump: str, rules) -> list[tuple[int, str, str]]:
     """Every (precedence, name, effect) this hand holds under the rules; higher precedence is stronger."""
-    suits = {c[1] for c in hand}
-    ranks = [c[0] for c in hand]
+    letters = "".join(hand)  # every card is two letters, rank then suit
+    ranks, suits = letters[::2], set(letters[1::2])
     if len(suits) > 1 and ranks.count("A") < 3 and ranks.count("T") < 3 and ranks.count("6") < 3:
         return []  # the common case: no combination can be here
     aces = [c for c in hand if c[0] == "A"]

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import copy
 from bisect import insort
-from itertools import combinations, groupby
-from operator import itemgetter
+from itertools import combinations
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import IllegalAction
@@ -28,7 +27,14 @@ OVER = "over"
 _ACTION_KEYS = {LEAD: {"type", "cards"}, RESPOND: {"type", "cards", "face_down"},
                 CLAIM: {"type"}, "pass": {"type"}}
 _ACTION_TYPES = {CLAIM: (CLAIM, "pass"), LEAD: (LEAD,), RESPOND: (RESPOND,)}  # per decision
-_suit = itemgetter(1)
+
+
+def _by_suit(hand: list[str]) -> list[list[str]]:
+    """The hand's cards split by suit, suits in card order (the hand is kept in card order)."""
+    suits: dict[str, list[str]] = {}
+    for card in hand:
+        suits.setdefault(card[1], []).append(card)
+    return list(suits.values())
 
 
 class BuraMatch:
@@ -160,10 +166,10 @@ class BuraMatch:
         if self.phase == LEAD:
             limit = self.lead_limit(seat)
             actions = []
-            for _, suited in groupby(hand, key=_suit):  # the hand is in card order, so suits come grouped
-                same = list(suited)
+            for same in _by_suit(hand):
                 for size in range(1, min(limit, len(same)) + 1):
-                    actions.extend({"type": LEAD, "cards": list(cs)} for cs in combinations(same, size))
+                    for cs in combinations(same, size):
+                        actions.append({"type": LEAD, "cards": list(cs)})
             return actions
         may_hide = self.rules.discard != "open"
         actions = []
@@ -244,15 +250,19 @@ class BuraMatch:
             raise IllegalAction("bad-action", "'cards' must be a list of card strings such as [\"AS\", \"TS\"]")
         hand = self.hands[seat]
         # The hand holds only valid card strings, so membership alone proves a card valid; the slower
-        # parse runs only to explain a rejection.
-        if not all(isinstance(c, str) and c in hand for c in raw):
+        # parse runs only to explain a rejection (a list or object among the cards cannot be hashed).
+        try:
+            named = set(raw)
+        except TypeError:
+            named = None
+        if named is None or not named.issubset(hand):
             try:
                 cards = [parse_card(c) for c in raw]
             except CardError as exc:
                 raise IllegalAction("unknown-card", str(exc)) from None
             missing = [c for c in cards if c not in hand]
             raise IllegalAction("card-not-in-hand", f"{' '.join(missing)} not in your hand {' '.join(hand)}")
-        if len(set(raw)) != len(raw):
+        if len(named) != len(raw):
             raise IllegalAction("duplicate-card", f"a card is named twice in {raw}")
         return tuple(sort_cards(raw))
 
@@ -397,21 +407,22 @@ class BuraMatch:
 
     def _take_trick(self) -> None:
         taker = self.best_seat
+        pile, pile_up = self.piles[taker], self.pile_up[taker]
         face_up: list[str] = []
         face_down = []
         for seat, cards, down in self.trick_plays:
-            self.piles[taker].extend(cards)
+            pile.extend(cards)
             if down:
                 self.pile_down[taker].extend((c, seat) for c in cards)
                 face_down.append({"seat": seat, "cards": list(cards)})
+                self._learn_face_down(taker, seat, cards)
             else:
-                self.pile_up[taker].extend(cards)
                 face_up.extend(cards)
-        self.pile_up[taker].sort(key=card_sort_key)
-        for part in face_down:
-            self._learn_face_down(taker, part["seat"], part["cards"])
-        event = {"type": "trick", "deal": self.deal_no, "taker": taker, "face_up": sort_cards(face_up),
-                 "face_down": face_down, "pile_count": len(self.piles[taker])}
+        face_up.sort(key=card_sort_key)
+        pile_up.extend(face_up)
+        pile_up.sort(key=card_sort_key)
+        event = {"type": "trick", "deal": self.deal_no, "taker": taker, "face_up": face_up,
+                 "face_down": face_down, "pile_count": len(pile)}
         if face_down:
             self._emit(event, views.view_trick, self.rules.discard == "shown_to_taker")
         else:
