@@ -28,12 +28,19 @@ class Combination:
         return {"seat": self.seat, "name": self.name, "effect": self.effect, "cards": list(self.cards)}
 
 
+def _may_hold_one(hand: Sequence[str]) -> bool:
+    """A cheap first test: every combination is one suit, or three or more aces, tens or sixes."""
+    letters = "".join(hand)  # every card is two letters, rank then suit
+    ranks, suits = letters[::2], letters[1::2]
+    return (len(set(suits)) == 1 or ranks.count("A") >= 3 or ranks.count("T") >= 3
+            or ranks.count("6") >= 3)
+
+
 def _kinds(hand: Sequence[str], trump: str, rules) -> list[tuple[int, str, str]]:
     """Every (precedence, name, effect) this hand holds under the rules; higher precedence is stronger."""
-    letters = "".join(hand)  # every card is two letters, rank then suit
-    ranks, suits = letters[::2], set(letters[1::2])
-    if len(suits) > 1 and ranks.count("A") < 3 and ranks.count("T") < 3 and ranks.count("6") < 3:
-        return []  # the common case: no combination can be here
+    if not _may_hold_one(hand):
+        return []  # the common case
+    suits = {c[1] for c in hand}
     aces = [c for c in hand if c[0] == "A"]
     has_moscow = len(aces) >= 3 and (not rules.moscow_needs_trump_ace or "A" + trump in aces)
     moscow_wins = rules.moscow == "instant_win"
@@ -78,7 +85,7 @@ def winning_combination(hands: Sequence[Sequence[str]], trump: str, rules, first
     for offset in range(n):
         seat = (first + offset) % n
         hand = hands[seat]
-        if len(hand) != rules.hand:
+        if len(hand) != rules.hand or not _may_hold_one(hand):
             continue
         combo = best_of_hand(seat, hand, trump, rules)
         if combo is None:

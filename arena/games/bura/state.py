@@ -84,6 +84,7 @@ class BuraMatch:
         self.known_down: list[list[list[str]]] = [[[] for _ in range(n)] for _ in range(n)]
         self.announced: list[dict] = []
         self.leader = 0
+        self.leader_limit = 0  # lead_limit(leader), fixed from the start of a trick until the lead
         self.trick_plays: list[tuple[int, tuple[str, ...], bool]] = []
         self.best_seat = 0
         self.best_cards: tuple[str, ...] = ()
@@ -164,7 +165,7 @@ class BuraMatch:
             return [{"type": "claim"}, {"type": "pass"}]
         hand = self.hands[seat]
         if self.phase == LEAD:
-            limit = self.lead_limit(seat)
+            limit = self.leader_limit
             actions = []
             for same in _by_suit(hand):
                 for size in range(1, min(limit, len(same)) + 1):
@@ -264,7 +265,7 @@ class BuraMatch:
             raise IllegalAction("card-not-in-hand", f"{' '.join(missing)} not in your hand {' '.join(hand)}")
         if len(named) != len(raw):
             raise IllegalAction("duplicate-card", f"a card is named twice in {raw}")
-        return tuple(sort_cards(raw))
+        return tuple(raw) if len(raw) == 1 else tuple(sort_cards(raw))
 
     def _check_lead(self, seat: int, action: dict) -> tuple[str, ...]:
         cards = self._check_cards(seat, action)
@@ -272,7 +273,7 @@ class BuraMatch:
             raise IllegalAction("lead-empty", "a lead needs at least one card")
         if len({c[1] for c in cards}) != 1:
             raise IllegalAction("lead-one-suit", f"a lead is cards of one suit, not {' '.join(cards)}")
-        limit = self.lead_limit(seat)
+        limit = self.leader_limit
         if len(cards) > limit:
             raise IllegalAction("lead-too-many", f"you may lead at most {limit} cards now (never more than "
                                                  f"another player holds), not {len(cards)}")
@@ -333,7 +334,7 @@ class BuraMatch:
         self.trump_in_stock = trump_card in stock
         self._emit({"type": "deal", "deal": self.deal_no, "dealer": dealer, "trump": self.trump,
                     "trump_card": trump_card, "trump_card_place": self.rules.trump_card,
-                    "hands": [sort_cards(h) for h in hands], "stock": len(stock)}, views.view_deal)
+                    "hands": [list(h) for h in self.hands], "stock": len(stock)}, views.view_deal)
 
     def _after_initial_deal(self) -> int | None:
         """Apply the initial-combination rule; return the next dealer if this deal ended at once."""
@@ -368,6 +369,7 @@ class BuraMatch:
                 leader = seat
                 break
         self.leader = leader
+        self.leader_limit = self.lead_limit(leader)
         self.trick_plays = []
         self.phase, self.current = LEAD, leader
 

@@ -51,7 +51,7 @@ def observation(state, seat: int) -> dict:
         "trump_card": state.trump_card if state.trump_in_stock else None,
         "stock": len(state.stock),
         "hand_sizes": [len(h) for h in state.hands],
-        "lead_limit": state.lead_limit(seat) if decision == "lead" else None,
+        "lead_limit": state.leader_limit if decision == "lead" else None,
         "trick": trick,
         "piles": piles,
         "claim_target": rules.claim_target,
