@@ -485,20 +485,18 @@ class BuraMatch:
     def _draw(self, taker: int) -> bool:
         """One card at a time, taker first and then clockwise, until hands are full or the stock is empty."""
         stock, hands, size = self.stock, self.hands, self.rules.hand
-        order = self.turn_order[taker]
         draws = []
-        while stock:
-            short = [s for s in order if len(hands[s]) < size]
-            if not short:
-                break
-            for seat in short:
-                if not stock:
-                    break
-                card = stock.pop()
-                insort(hands[seat], card, key=card_sort_key)
-                draws.append({"seat": seat, "card": card})
-                if card == self.trump_card:
-                    self.trump_in_stock = False
+        drawing = True
+        while stock and drawing:  # one round: every seat still short draws a card
+            drawing = False
+            for seat in self.turn_order[taker]:
+                if stock and len(hands[seat]) < size:
+                    card = stock.pop()
+                    insort(hands[seat], card, key=card_sort_key)
+                    draws.append({"seat": seat, "card": card})
+                    if card == self.trump_card:
+                        self.trump_in_stock = False
+                    drawing = True
         if not draws:
             return False
         self._emit({"type": "draw", "deal": self.deal_no, "draws": draws, "stock": len(stock)},
