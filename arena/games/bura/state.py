@@ -312,9 +312,10 @@ class BuraMatch:
             deck = shuffled(self.rules.deck_cards, derive_seed(self.seed, self.deal_no))
             n, size = self.num_seats, self.rules.hand
             hands: list[list[str]] = [[] for _ in range(n)]
-            order = [(dealer + 1 + i) % n for i in range(n)]
-            for i in range(size * n):  # one card at a time, clockwise from the dealer's left
-                hands[order[i % n]].append(deck[i])
+            # One card at a time, clockwise from the dealer's left: the k-th seat in that order gets every
+            # n-th card from deck[k].
+            for k, seat in enumerate(self.turn_order[(dealer + 1) % n]):
+                hands[seat] = deck[k:size * n:n]
             trump_card = deck[size * n]
             rest = deck[size * n + 1:]
             if self.rules.trump_card == "bottom":
