@@ -168,6 +168,9 @@ class BuraMatch:
             limit = self.leader_limit
             actions = []
             for same in _by_suit(hand):
+                if len(same) == 1:  # the common case, a lone card of its suit: no sets to list
+                    actions.append({"type": LEAD, "cards": same})
+                    continue
                 for size in range(1, min(limit, len(same)) + 1):
                     for cs in combinations(same, size):
                         actions.append({"type": LEAD, "cards": list(cs)})
@@ -271,7 +274,7 @@ class BuraMatch:
         cards = self._check_cards(seat, action)
         if not cards:
             raise IllegalAction("lead-empty", "a lead needs at least one card")
-        if len({c[1] for c in cards}) != 1:
+        if len(cards) > 1 and len({c[1] for c in cards}) != 1:
             raise IllegalAction("lead-one-suit", f"a lead is cards of one suit, not {' '.join(cards)}")
         limit = self.leader_limit
         if len(cards) > limit:
