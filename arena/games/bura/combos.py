@@ -30,10 +30,10 @@ class Combination:
 
 def _may_hold_one(hand: Sequence[str]) -> bool:
     """A cheap first test: every combination is one suit, or three or more aces, tens or sixes."""
-    letters = "".join(hand)  # every card is two letters, rank then suit
-    ranks, suits = letters[::2], letters[1::2]
-    return (len(set(suits)) == 1 or ranks.count("A") >= 3 or ranks.count("T") >= 3
-            or ranks.count("6") >= 3)
+    if hand[0][1] == hand[-1][1]:  # perhaps one suit (always so when it is)
+        return True
+    ranks = "".join(hand)[::2]  # every card is two letters, rank then suit
+    return ranks.count("A") >= 3 or ranks.count("T") >= 3 or ranks.count("6") >= 3
 
 
 def _kinds(hand: Sequence[str], trump: str, rules) -> list[tuple[int, str, str]]:
