@@ -182,14 +182,28 @@ def test_a_clone_plays_on_without_touching_the_original(seed, steps):
     state = new_match(Rules(players=3), seed)
     rng = random.Random(seed)
     for _ in range(steps):
+        if state.is_over():
+            break
         seat = state.to_move()
         state.apply(seat, rng.choice(state.legal_actions(seat)))
     before = (state.events(None), [state.observation(s) for s in range(3)], state.outcome())
     twin = state.clone()
     for _ in range(40):
+        if twin.is_over():
+            break
         seat = twin.to_move()
         twin.apply(seat, rng.choice(twin.legal_actions(seat)))
     assert (state.events(None), [state.observation(s) for s in range(3)], state.outcome()) == before
+
+
+def test_a_finished_match_has_no_legal_actions_for_anyone():
+    state = new_match(Rules(players=3), 581718846)
+    rng = random.Random(0)
+    while not state.is_over():
+        seat = state.to_move()
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    assert state.to_move() is None
+    assert all(state.legal_actions(s) == [] for s in (None, 0, 1, 2))
 
 
 def test_changing_what_the_state_hands_out_does_not_change_the_state():

@@ -183,7 +183,7 @@ class KozelState:
 
     def legal_cards(self, seat: int) -> list[str]:
         """The cards ``seat`` may play now (empty when it is not that seat's turn to play)."""
-        if seat != self._turn or self._phase != PLAY:
+        if self.is_over() or seat != self._turn or self._phase != PLAY:
             return []
         hand = self._hands[seat]
         if not self._trick:
@@ -193,7 +193,7 @@ class KozelState:
         return following or list(hand)
 
     def legal_actions(self, seat: int) -> list[dict[str, Any]]:
-        if seat != self._turn:
+        if self.is_over() or seat != self._turn:
             return []
         if self._phase == DISCARD:
             return [{"type": "discard", "cards": list(pair)} for pair in combinations(self._hands[seat], 2)]
