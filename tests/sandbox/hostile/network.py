@@ -1,4 +1,8 @@
-"""Try every way out to the network; print what happened to each attempt."""
+"""Try every way out to the network; print what happened to each attempt.
+
+The outside addresses are the documentation ranges (TEST-NET-1, 2001:db8::/32): never anybody's host,
+so even a broken sandbox would send nothing to a real machine.
+"""
 import json
 import socket
 import sys
@@ -21,7 +25,7 @@ def tcp(host, port):
 
 def udp():
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        sock.sendto(b"x", ("1.1.1.1", 53))
+        sock.sendto(b"x", ("192.0.2.1", 53))
 
 
 def family(number, kind=socket.SOCK_RAW):
@@ -32,8 +36,8 @@ results = {}
 attempt("postgres", tcp("127.0.0.1", 5432))
 attempt("redis", tcp("127.0.0.1", 6379))
 attempt("host_listener", tcp("127.0.0.1", int(sys.argv[1])))
-attempt("outside", tcp("1.1.1.1", 80))
-attempt("outside_v6", tcp("2606:4700:4700::1111", 80))
+attempt("outside", tcp("192.0.2.1", 80))
+attempt("outside_v6", tcp("2001:db8::1", 80))
 attempt("dns", lambda: socket.getaddrinfo("example.com", 80))
 attempt("udp", udp)
 attempt("netlink", family(socket.AF_NETLINK))
