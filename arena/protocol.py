@@ -7,12 +7,14 @@ local runner, the tests and the benchmarks all speak exactly the same bytes.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024  # a bot's line, newline included; longer lines are a protocol error
 MAX_NAME_CHARS = 64
+MAX_DEPTH = 64  # lists and objects nested in one message; deeper is a protocol error
 
 # Every verdict the referee can give a seat (docs/protocol.md, "Verdicts").
 OK = "ok"
@@ -60,14 +62,51 @@ def decode(line: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as err:
         raise ProtocolError(BAD_UTF8, f"line is not valid UTF-8 ({err.reason} at byte {err.start})") from None
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as err:
         raise ProtocolError(BAD_JSON, f"line is not JSON ({err.msg} at column {err.colno}): {_excerpt(text)}") \
             from None
+    except ValueError as err:  # an integer beyond Python's digit limit
+        raise ProtocolError(BAD_JSON, f"line holds an unusable number ({err}): {_excerpt(text)}") from None
+    except RecursionError:
+        raise ProtocolError(BAD_JSON, f"line nests deeper than {MAX_DEPTH} levels") from None
     if not isinstance(value, dict):
         raise ProtocolError(NOT_AN_OBJECT, f"a message must be a JSON object, got {type(value).__name__}: "
                                            f"{_excerpt(text)}")
+    # Whatever a bot sends may be stored (its name, its action) and sent on as JSON, so only what encodes
+    # back to standard JSON and UTF-8 is accepted. The checks are skipped for ordinary small messages.
+    if text.count("[") + text.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+        raise ProtocolError(BAD_JSON, f"line nests deeper than {MAX_DEPTH} levels")
+    if "\\u" in text:
+        try:
+            _ENCODER.encode(value).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ProtocolError(BAD_JSON, "a \\u escape encodes a lone surrogate, which is not a character") \
+                from None
     return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text[:20]} is too large for a 64-bit float")
+    return value
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (iterative: the value may be adversarial)."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if level <= MAX_DEPTH:
+                pending += [(child, level + 1) for child in (item.values() if isinstance(item, dict) else item)]
+    return deepest
 
 
 def _excerpt(text: str, limit: int = 80) -> str:

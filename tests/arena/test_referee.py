@@ -30,6 +30,10 @@ def play(bad, seed: int = 11, control: TimeControl = FAST, preset: str = "bura")
     ("wrong-id", protocol.PROTOCOL_ERROR, protocol.WRONG_ID),
     ("exit-early", protocol.CRASH, "exited"),
     ("exit-handshake", protocol.CRASH, "exited"),
+    ("deep-nesting", protocol.PROTOCOL_ERROR, protocol.BAD_JSON),
+    ("huge-number", protocol.PROTOCOL_ERROR, protocol.BAD_JSON),
+    ("nan", protocol.PROTOCOL_ERROR, protocol.BAD_JSON),
+    ("surrogate-name", protocol.PROTOCOL_ERROR, protocol.BAD_JSON),
 ])
 def test_it_names_each_protocol_offence_and_forfeits_the_offender(mode, verdict, code):
     record = play(misbehaving(mode))

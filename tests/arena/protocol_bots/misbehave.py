@@ -2,7 +2,9 @@
 
 Modes: fair (answers with the first legal action), garbage, too-long, wrong-id, illegal, silent-start,
 silent-move, exit-early, exit-handshake, flood-lines, flood-bytes, not-object, bad-utf8, stderr-chatter,
-slow-then-fast (spends some of the time bank), daemon (leaves a double-forked process running).
+slow-then-fast (spends some of the time bank), daemon (leaves a double-forked process running),
+deep-nesting, huge-number, nan (JSON the json module reads but that is not standard JSON or cannot be
+used), surrogate-name (announces a name holding a lone surrogate escape).
 """
 
 import json
@@ -44,7 +46,7 @@ if MODE == "silent-start":
     time.sleep(60)
 if MODE == "daemon":
     spawn_daemon()
-send({"type": "ready", "name": f"misbehave-{MODE}"})
+send({"type": "ready", "name": "\ud800" if MODE == "surrogate-name" else f"misbehave-{MODE}"})
 requests = 0
 while True:
     message = receive()
@@ -68,6 +70,17 @@ while True:
     if MODE == "bad-utf8":
         sys.stdout.buffer.write(b'{"type":"action","id":1,"x":"\xff\xfe"}\n')
         sys.stdout.flush()
+        continue
+    if MODE == "deep-nesting":
+        sys.stdout.write(f'{{"type":"action","id":{message["id"]},"action":{"[" * 5000 + "]" * 5000}}}\n')
+        sys.stdout.flush()
+        continue
+    if MODE == "huge-number":
+        sys.stdout.write(f'{{"type":"action","id":{"9" * 5000}}}\n')
+        sys.stdout.flush()
+        continue
+    if MODE == "nan":
+        send({"type": "action", "id": message["id"], "action": {**message["legal_actions"][0], "note": float("nan")}})
         continue
     if MODE == "wrong-id":
         send({"type": "action", "id": message["id"] + 100, "action": message["legal_actions"][0]})
