@@ -25,6 +25,9 @@ REPLAY_VERSION = 1
 # forever. The referee, which must never hang, stops a match after this many decisions and ranks the
 # seats on the standings reached (far above any real match: a full Burraco match is about 2,000).
 MAX_DECISIONS = 50_000
+# What an engine may raise, besides IllegalAction, on an action shaped in a way nobody foresaw (engines
+# validate every field, so these mean a gap in that validation): the action is still the bot's fault.
+MALFORMED_ACTION_ERRORS = (TypeError, ValueError, KeyError, AttributeError)
 
 
 @dataclass(frozen=True)
@@ -173,9 +176,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
                 fail(seat, PlayerFailure(protocol.ILLEGAL_ACTION, err.rule, err.detail))
                 rejected = {"seat": seat, "action": answer.action, "rule": err.rule, "error": err.detail}
                 break
-            except (TypeError, ValueError, KeyError, AttributeError) as err:
-                # Engines validate every field, so this means an action shaped in a way nobody foresaw:
-                # still the bot's fault, never a reason for the referee to fail.
+            except MALFORMED_ACTION_ERRORS as err:
                 detail = f"malformed action: {type(err).__name__}: {err}"
                 fail(seat, PlayerFailure(protocol.ILLEGAL_ACTION, "malformed-action", detail))
                 rejected = {"seat": seat, "action": answer.action, "rule": "malformed-action", "error": detail}

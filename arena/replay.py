@@ -15,9 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from arena import protocol
-from arena.games import load_game, new_match
+from arena.cards import MAX_SEED
+from arena.games import all_presets, load_game, new_match
 from arena.games.base import IllegalAction, RuleOptionError
-from arena.referee import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
+from arena.games.options import rules_to_dict
+from arena.referee import MALFORMED_ACTION_ERRORS, REPLAY_FORMAT, REPLAY_VERSION, final_ranks
+
+VERDICTS = (protocol.OK, protocol.TIMEOUT, protocol.CRASH, protocol.PROTOCOL_ERROR, protocol.ILLEGAL_ACTION,
+            protocol.SANDBOX_FAILURE)
 
 
 class ReplayError(ValueError):
@@ -72,23 +77,34 @@ def rebuild(replay: dict[str, Any]):
         raise ReplayError(f"replay version {replay.get('version')!r} is not supported (this arena reads "
                           f"version {REPLAY_VERSION})")
     game = _require(replay, "game", str)
+    recorded_rules = _require(replay, "rules", dict)
     try:
-        rules = load_game(game).Rules(**_require(replay, "rules", dict))
+        rules = load_game(game).Rules(**recorded_rules)
     except (RuleOptionError, TypeError) as err:
         raise ReplayError(f"replay rules are invalid: {err}") from None
+    if rules_to_dict(rules) != recorded_rules:
+        raise ReplayError(f"replay rules are not every option as played: expected {rules_to_dict(rules)}")
+    preset = _require(replay, "preset", str)
+    known = all_presets().get(preset)
+    if known is not None and known[0] != game:
+        raise ReplayError(f"preset {preset!r} is a preset of {known[0]!r}, but the replay's game is {game!r}")
     seed = _require(replay, "seed", int)
+    if isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ReplayError(f"replay seed {seed!r} is not an integer from 0 to 2**64-1")
     state = new_match(rules, seed)
     for i, entry in enumerate(_require(replay, "actions", list)):
         if not isinstance(entry, dict) or not isinstance(entry.get("action"), dict):
             raise ReplayError(f"action {i} is malformed: {entry!r}")
         seat = entry.get("seat")
-        if seat != state.to_move():
-            raise ReplayError(f"action {i} is recorded for seat {seat}, but seat {state.to_move()} was to move")
+        if not _is_seat(seat) or seat != state.to_move():
+            raise ReplayError(f"action {i} is recorded for seat {seat!r}, but seat {state.to_move()} was to move")
         try:
             state.apply(seat, entry["action"])
         except IllegalAction as err:
             raise ReplayError(f"action {i} by seat {seat} is illegal: {err}") from None
-    rejected = replay.get("rejected")
+        except MALFORMED_ACTION_ERRORS as err:
+            raise ReplayError(f"action {i} by seat {seat} is malformed: {type(err).__name__}: {err}") from None
+    rejected = _require(replay, "rejected", (dict, type(None)))
     if rejected is not None:
         _check_rejected(state, rejected)
     recorded = _require(replay, "events", list)
@@ -98,41 +114,85 @@ def rebuild(replay: dict[str, Any]):
             raise ReplayError(f"event {i} differs from the rules' re-run: recorded {theirs!r}, re-run gives {mine!r}")
     if len(actual) != len(recorded):
         raise ReplayError(f"the replay records {len(recorded)} events, the re-run gives {len(actual)}")
-    _check_result(replay, state)
+    _check_result(replay, state, rejected)
     return state
+
+
+def _is_seat(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_rejected(state: Any, rejected: dict[str, Any]) -> None:
     seat = rejected.get("seat")
-    if seat != state.to_move():
-        raise ReplayError(f"the rejected action is recorded for seat {seat}, but seat {state.to_move()} was to move")
+    if not _is_seat(seat) or seat != state.to_move():
+        raise ReplayError(f"the rejected action is recorded for seat {seat!r}, but seat {state.to_move()} was to "
+                          f"move")
+    if not isinstance(rejected.get("error"), str):
+        raise ReplayError("the rejected action has no 'error' text")
     try:
         copy.deepcopy(state).apply(seat, rejected.get("action"))
     except IllegalAction as err:
         if err.rule != rejected.get("rule"):
             raise ReplayError(f"the rejected action breaks rule {err.rule!r}, not {rejected.get('rule')!r}") from None
         return
-    except (TypeError, ValueError, KeyError, AttributeError):
+    except MALFORMED_ACTION_ERRORS:
         if rejected.get("rule") == "malformed-action":
             return
         raise ReplayError("the rejected action is malformed, but recorded as breaking another rule") from None
     raise ReplayError("the action recorded as rejected is legal")
 
 
-def _check_result(replay: dict[str, Any], state: Any) -> None:
+def _check_seats(replay: dict[str, Any], key: str, seats: int) -> list[dict[str, Any]]:
+    """``seats`` and ``verdicts`` hold one object per seat, in seat order."""
+    entries = _require(replay, key, list)
+    if len(entries) != seats or any(not isinstance(e, dict) or not _is_seat(e.get("seat")) or e["seat"] != s
+                                    for s, e in enumerate(entries)):
+        raise ReplayError(f"replay field {key!r} must hold one object per seat 0 to {seats - 1}, in order")
+    return entries
+
+
+def _check_result(replay: dict[str, Any], state: Any, rejected: dict[str, Any] | None) -> None:
     outcome = state.outcome()
     if replay.get("outcome") != outcome:
         raise ReplayError("the recorded outcome (points, deals) differs from the re-run")
-    verdicts = _require(replay, "verdicts", list)
-    forfeited = {v.get("seat") for v in verdicts if isinstance(v, dict) and v.get("verdict") != protocol.OK}
-    ranks = final_ranks(outcome["ranks"], outcome["teams"], forfeited) if forfeited else outcome["ranks"]
+    seats = state.num_seats
+    for entry in _check_seats(replay, "seats", seats):
+        if not isinstance(entry.get("bot"), str) or not isinstance(entry.get("name"), str):
+            raise ReplayError(f"seat {entry['seat']} has no 'bot' and 'name' text")
+    verdicts = _check_seats(replay, "verdicts", seats)
+    # The referee stops at the first failure: at most one seat forfeits, and once the match has begun it is
+    # the seat that was asked to move. An illegal action forfeits exactly when a rejected action is recorded.
+    forfeited = [v["seat"] for v in verdicts if v.get("verdict") != protocol.OK]
+    for v in verdicts:
+        if v.get("verdict") not in VERDICTS:
+            raise ReplayError(f"seat {v['seat']} has an unknown verdict {v.get('verdict')!r}")
+    if len(forfeited) > 1:
+        raise ReplayError(f"seats {forfeited} all forfeit, but a match stops at the first forfeit")
+    if forfeited and state.is_over():
+        raise ReplayError(f"seat {forfeited[0]} forfeits, but the match was played to its end")
+    if forfeited and replay["actions"] and forfeited[0] != state.to_move():
+        raise ReplayError(f"seat {forfeited[0]} forfeits, but seat {state.to_move()} was the one asked to move")
+    illegal = [v["seat"] for v in verdicts if v.get("verdict") == protocol.ILLEGAL_ACTION]
+    if illegal != ([rejected["seat"]] if rejected is not None else []):
+        raise ReplayError("the illegal-action verdicts and the recorded rejected action disagree")
+    if rejected is not None and verdicts[rejected["seat"]].get("code") != rejected.get("rule"):
+        raise ReplayError("the illegal-action verdict names another rule than the rejected action")
+    ranks = final_ranks(outcome["ranks"], outcome["teams"], set(forfeited)) if forfeited else outcome["ranks"]
+    if forfeited:
+        ended_by = "forfeit"
+    elif state.is_over():
+        ended_by = "rules"
+    else:
+        ended_by = "decision-limit"
+    expected = {"game": replay["game"], "preset": replay["preset"], "seed": replay["seed"],
+                "finished": ended_by == "rules", "ended_by": ended_by, "ranks": ranks, "points": outcome["points"],
+                "points_kind": outcome["points_kind"], "teams": outcome["teams"], "deals": len(outcome["deals"])}
     result = _require(replay, "result", dict)
-    if result.get("ranks") != ranks:
-        raise ReplayError(f"the recorded ranks {result.get('ranks')} differ from the re-run's {ranks}")
-    if result.get("points") != outcome["points"]:
-        raise ReplayError(f"the recorded points {result.get('points')} differ from the re-run's {outcome['points']}")
-    if result.get("seed") != replay.get("seed"):
-        raise ReplayError("the result's seed differs from the replay's seed")
+    for key, value in expected.items():
+        if result.get(key) != value or type(result.get(key)) is not type(value):
+            raise ReplayError(f"the recorded {key} {result.get(key)!r} differs from the re-run's {value!r}")
+    if set(result) != set(expected):
+        raise ReplayError(f"the result holds unknown fields {sorted(set(result) - set(expected))}")
 
 
 def seat_view(replay: dict[str, Any], seat: int) -> list[dict[str, Any]]:

@@ -52,9 +52,22 @@ def _swap_first_deal_card(replay):
     (lambda r: r["result"].update(ranks=list(reversed(r["result"]["ranks"]))), "recorded ranks"),
     (lambda r: r["result"].update(points=[0, 0]), "recorded points"),
     (lambda r: r["outcome"].update(points=[0, 0]), "recorded outcome"),
-    (lambda r: r["verdicts"][0].update(verdict="timeout"), "recorded ranks"),
+    (lambda r: r["verdicts"][0].update(verdict="timeout"), "seat 0 forfeits, but the match was played to its"),
     (lambda r: r.pop("events"), "no 'events' field"),
     (lambda r: r.update(actions="all of them"), "'actions' has the wrong type"),
+    (lambda r: r.update(rejected="nothing"), "'rejected' has the wrong type"),
+    (lambda r: r.update(preset="kozel"), "preset 'kozel' is a preset of 'kozel'"),
+    (lambda r: r["result"].update(preset="burkozel"), "recorded preset"),
+    (lambda r: r["result"].update(finished=False, ended_by="decision-limit"), "recorded finished"),
+    (lambda r: r["result"].update(deals=99), "recorded deals"),
+    (lambda r: r["result"].update(note="forged"), "unknown fields"),
+    (lambda r: r["rules"].pop("hand"), "not every option as played"),
+    (lambda r: r.update(seed=True), "replay seed True"),
+    (lambda r: [a.update(seat=True) for a in r["actions"] if a["seat"] == 1], "recorded for seat True"),
+    (lambda r: r.update(verdicts=[1, 2]), "one object per seat"),
+    (lambda r: r["seats"].pop(), "one object per seat"),
+    (lambda r: [v.update(verdict="crash") for v in r["verdicts"]], "all forfeit"),
+    (lambda r: r["verdicts"][0].update(verdict="won"), "unknown verdict 'won'"),
 ])
 def test_a_tampered_replay_is_rejected_naming_what_differs(recorded, change, message):
     with pytest.raises(replays.ReplayError, match=message):
@@ -72,6 +85,20 @@ def test_a_forfeit_replay_verifies_and_its_rejected_action_must_really_be_illega
     other_rule = tampered(replay, lambda r: r["rejected"].update(rule="some-other-rule"))
     with pytest.raises(replays.ReplayError, match="breaks rule"):
         replays.rebuild(other_rule)
+    for change in (lambda r: r.update(rejected=None), lambda r: r["verdicts"][0].update(verdict="timeout")):
+        with pytest.raises(replays.ReplayError, match="verdicts and the recorded rejected action disagree"):
+            replays.rebuild(tampered(replay, change))
+    with pytest.raises(replays.ReplayError, match="names another rule"):
+        replays.rebuild(tampered(replay, lambda r: r["verdicts"][0].update(code="wrong-id")))
+
+
+def test_only_the_seat_asked_to_move_can_have_forfeited_once_play_began():
+    _, rules = resolve("bura")
+    stopped = play_match(rules, 8, [builtin("bura", "random", 0), builtin("bura", "random", 1)], preset="bura",
+                         max_decisions=7).replay
+    waiting = 1 - replays.rebuild(stopped).to_move()
+    with pytest.raises(replays.ReplayError, match=f"seat {waiting} forfeits, but seat {1 - waiting} was"):
+        replays.rebuild(tampered(stopped, lambda r: r["verdicts"][waiting].update(verdict="crash")))
 
 
 def test_a_seat_view_shows_only_what_that_seat_was_shown(recorded):
