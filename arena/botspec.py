@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +93,24 @@ def _extract_zip(source: Path, target: Path) -> None:
         archive = zipfile.ZipFile(source)
     except zipfile.BadZipFile:
         raise BotSpecError(f"bot {str(source)!r} is not a valid zip file") from None
+    try:
+        _extract_members(archive, source, target)
+    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as err:
+        # a damaged member (bad CRC), an encrypted one, a compression method Python cannot read
+        raise BotSpecError(f"bot {str(source)!r}: the zip cannot be unpacked ({err})") from None
+    # A zip of a folder holds that folder: use it as the bot's top level when it is the only entry. It is
+    # renamed out of the way first, as it may hold an entry of its own name.
+    entries = list(target.iterdir())
+    if len(entries) == 1 and entries[0].is_dir():
+        holder = Path(tempfile.mkdtemp(dir=target.parent))
+        inner = entries[0].rename(holder / "inner")
+        for child in inner.iterdir():
+            child.rename(target / child.name)
+        inner.rmdir()
+        holder.rmdir()
+
+
+def _extract_members(archive: zipfile.ZipFile, source: Path, target: Path) -> None:
     with archive:
         members = archive.infolist()
         if len(members) > MAX_ZIP_FILES:
@@ -114,10 +134,3 @@ def _extract_zip(source: Path, target: Path) -> None:
                 shutil.copyfileobj(src, dst)
             if mode & 0o111:
                 destination.chmod(0o755)
-    # A zip of a folder holds that folder: use it as the bot's top level when it is the only entry.
-    entries = list(target.iterdir())
-    if len(entries) == 1 and entries[0].is_dir():
-        inner = entries[0]
-        for child in inner.iterdir():
-            child.rename(target / child.name)
-        inner.rmdir()

@@ -140,8 +140,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError("--time-bank must be 0 or more milliseconds")
     time_control = TimeControl(startup_ms=args.startup_time, move_ms=args.move_time, bank_ms=args.time_bank)
     base_seed = args.seed if args.seed is not None else secrets.randbits(64)
-    if args.replays is not None:
-        args.replays.mkdir(parents=True, exist_ok=True)
+    _check_outputs(args)
     with tempfile.TemporaryDirectory(prefix="arena-bots-") as staging:
         specs = [parse_bot(b, Path(staging), sorted(bots_for(game))) for b in args.bots]
         if any(not spec.is_builtin for spec in specs):
@@ -160,6 +159,17 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not args.quiet:
         _print_table(args.preset, base_seed, len(matches), summary, failures)
     return 1 if failures else 0
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse unusable output paths before playing, not after hours of matches."""
+    if args.replays is not None:
+        try:
+            args.replays.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise UsageError(f"--replays {args.replays}: cannot create that directory ({err.strerror})") from None
+    if args.json is not None and (args.json.is_dir() or not args.json.parent.is_dir()):
+        raise UsageError(f"--json {args.json}: give a file name in an existing directory")
 
 
 def _check_sandbox(backend: str) -> None:

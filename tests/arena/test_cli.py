@@ -133,8 +133,45 @@ def test_a_failing_bot_makes_the_exit_status_non_zero(capsys, tmp_path):
     assert code == 1 and "failed" in out
 
 
+def test_unusable_output_paths_are_refused_before_any_match_is_played(capsys, tmp_path):
+    (tmp_path / "a-file").write_text("")
+    in_a_directory = "give a file name in an existing directory"
+    for option, path, message in (("--replays", tmp_path / "a-file", "cannot create that directory"),
+                                  ("--json", tmp_path / "missing" / "r.json", in_a_directory),
+                                  ("--json", tmp_path, in_a_directory)):
+        code, out, err = run(capsys, "play", "bura", "builtin:greedy", "builtin:random", option, str(path))
+        assert code == 2 and err.count("\n") == 1 and f"arena: error: {option} {path}: {message}" in err
+        assert out == ""
+
+
+def _damage(data: bytes) -> bytes:
+    flipped = bytearray(data)
+    flipped[data.index(b"import")] ^= 1
+    return bytes(flipped)
+
+
+def test_a_damaged_zip_is_one_line_naming_the_problem(capsys, tmp_path):
+    archive = tmp_path / "bot.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("main.py", "import sys\n")
+    archive.write_bytes(_damage(archive.read_bytes()))
+    code, _, err = run(capsys, "play", "bura", str(archive), "builtin:random", "--sandbox", "unsafe")
+    assert code == 2 and err.count("\n") == 1 and "the zip cannot be unpacked (Bad CRC-32" in err
+
+
+def test_a_zipped_folder_may_hold_a_folder_of_its_own_name(capsys, tmp_path):
+    source = (PROTOCOL_BOTS / "misbehave.py").read_text().replace("MODE = sys.argv[1]", "MODE = 'fair'")
+    archive = tmp_path / "bot.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("bot/main.py", source)
+        z.writestr("bot/bot/helper.py", "")
+    code, _, err = run(capsys, "play", "bura", str(archive), "builtin:random", "--sandbox", "unsafe", "--quiet")
+    assert code == 0, err
+
+
 @pytest.mark.parametrize(("members", "message"), [
     ({"../escape.py": "x"}, "points outside the bot"),
+    ({"/etc/cron.d/escape": "x"}, "points outside the bot"),
     ({"readme.txt": "no entry point"}, "no entry point"),
 ])
 def test_unsafe_or_unusable_zips_are_refused(capsys, tmp_path, members, message):
