@@ -212,13 +212,16 @@ def _print_table(preset: str, base_seed: int, count: int, summary: list[dict[str
     for heading in ("bot", "score", "W", "D", "L", "Elo ± 95%", "LOS", "failed"):
         table.add_column(heading, justify="left" if heading == "bot" else "right")
     for row in summary:
-        table.add_row(row["bot"], f"{row['score']:.3f}", str(row["wins"]), str(row["draws"]), str(row["losses"]),
+        score = "-" if row["score"] is None else f"{row['score']:.3f}"
+        table.add_row(row["bot"], score, str(row["wins"]), str(row["draws"]), str(row["losses"]),
                       _elo_text(row), "-" if row["los"] is None else f"{100 * row['los']:.1f}%",
                       str(failures.get(row["bot"], 0)))
     Console().print(table)
 
 
 def _elo_text(row: dict[str, Any]) -> str:
+    if row["score"] is None:
+        return "-"
     if row["elo"] is None:
         return "+inf" if row["score"] >= 1 else "-inf"
     low = "-inf" if row["elo_low"] is None else f"{round(row['elo_low']):+d}"

@@ -95,7 +95,9 @@ def summary(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for t in tally(matches):
         elo, low, high = elo_interval(t)
         los = likelihood_of_superiority(t)
-        rows.append({"bot": t.bot, "score": round(t.score, 4), "wins": t.wins, "draws": t.draws, "losses": t.losses,
+        # A bot that met no other bot (it played itself) has no score, rather than a score of 0.
+        score = round(t.score, 4) if t.games else None
+        rows.append({"bot": t.bot, "score": score, "wins": t.wins, "draws": t.draws, "losses": t.losses,
                      "elo": _round(elo), "elo_low": _round(low), "elo_high": _round(high), "los": _round(los, 4)})
     return rows
 

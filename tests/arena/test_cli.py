@@ -216,3 +216,8 @@ def test_an_unavailable_sandbox_is_refused_up_front(capsys, tmp_path):
     script.write_text("print('hi')\n")
     code, _, err = run(capsys, "play", "bura", str(script), "builtin:random", "--sandbox", "docker")
     assert code == 2 and f"--sandbox docker cannot run here: {reason}" in err
+
+
+def test_self_play_shows_no_score_instead_of_minus_infinity(capsys):
+    code, out, _ = run(capsys, "play", "bura", "builtin:random", "builtin:random", "--games", "2", "--seed", "1")
+    assert code == 0 and "inf" not in out and "0.000" not in out

@@ -37,3 +37,15 @@ def test_elo_and_los_follow_the_standard_formulas():
 def test_summary_rows_carry_score_and_counts():
     rows = summary([match([1, 2], ["a", "b"]), match([1, 1], ["b", "a"])])
     assert rows[0] == {**rows[0], "bot": "a", "wins": 1, "draws": 1, "losses": 0, "score": 0.75}
+
+
+def test_a_bot_that_only_met_itself_has_no_score_rather_than_zero():
+    rows = summary([match([1, 2], ["a", "a"]), match([2, 1], ["a", "a"])])
+    assert rows == [{"bot": "a", "score": None, "wins": 0, "draws": 0, "losses": 0, "elo": None, "elo_low": None,
+                     "elo_high": None, "los": None}]
+    assert summary([]) == []
+
+
+def test_all_draws_give_an_elo_of_zero_with_no_spread_and_no_likelihood():
+    rows = summary([match([1, 1], ["a", "b"])] * 3)
+    assert rows[0] == {**rows[0], "score": 0.5, "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0, "los": None}
