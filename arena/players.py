@@ -197,9 +197,7 @@ class _LineReader:
             self._buffer += chunk
 
 
-def _describe_exit(code: int | None) -> str:
-    if code is None:
-        return "closed its output"
+def _describe_exit(code: int) -> str:
     if code < 0:
         try:
             return f"was killed by signal {-code} ({signal.Signals(-code).name})"
@@ -251,7 +249,7 @@ class ExternalPlayer:
             try:
                 written = os.write(self._stdin_fd, data)
             except BrokenPipeError:
-                raise self._crashed("while the referee was writing to it") from None
+                raise self._crashed("while the referee was writing to it", closed="stdin") from None
             except BlockingIOError:  # the pipe is full: wait until the bot reads, but not past the deadline
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -302,7 +300,8 @@ class ExternalPlayer:
             except ProtocolError as err:
                 raise PlayerFailure(protocol.PROTOCOL_ERROR, err.code, err.detail) from None
 
-    def _crashed(self, doing: str) -> PlayerFailure:
+    def _crashed(self, doing: str, closed: str = "stdout") -> PlayerFailure:
+        """The pipe ``closed`` (the bot's stdin or stdout) is closed: say whether the bot exited or only closed it."""
         assert self._proc is not None
         code = None
         for _ in range(50):  # the pipe closes a moment before the exit status is ready
@@ -310,5 +309,7 @@ class ExternalPlayer:
             if code is not None:
                 break
             time.sleep(0.01)
-        return PlayerFailure(protocol.CRASH, "exited" if code is not None else "closed-stdout",
-                             f"the bot {_describe_exit(code)} {doing}")
+        if code is None:
+            return PlayerFailure(protocol.CRASH, f"closed-{closed}", f"the bot closed its {closed} without exiting "
+                                                                    f"({doing})")
+        return PlayerFailure(protocol.CRASH, "exited", f"the bot {_describe_exit(code)} {doing}")

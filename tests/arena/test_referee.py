@@ -34,6 +34,8 @@ def play(bad, seed: int = 11, control: TimeControl = FAST, preset: str = "bura")
     ("huge-number", protocol.PROTOCOL_ERROR, protocol.BAD_JSON),
     ("nan", protocol.PROTOCOL_ERROR, protocol.BAD_JSON),
     ("surrogate-name", protocol.PROTOCOL_ERROR, protocol.BAD_JSON),
+    ("close-stdin", protocol.CRASH, "closed-stdin"),
+    ("close-stdout", protocol.CRASH, "closed-stdout"),
 ])
 def test_it_names_each_protocol_offence_and_forfeits_the_offender(mode, verdict, code):
     record = play(misbehaving(mode))

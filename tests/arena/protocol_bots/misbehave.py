@@ -4,7 +4,9 @@ Modes: fair (answers with the first legal action), garbage, too-long, wrong-id, 
 silent-move, exit-early, exit-handshake, flood-lines, flood-bytes, not-object, bad-utf8, stderr-chatter,
 slow-then-fast (spends some of the time bank), daemon (leaves a double-forked process running),
 deep-nesting, huge-number, nan (JSON the json module reads but that is not standard JSON or cannot be
-used), surrogate-name (announces a name holding a lone surrogate escape).
+used), surrogate-name (announces a name holding a lone surrogate escape), close-stdin (closes its
+input after reading the hello, then answers it and stays alive), close-stdout (closes its output
+after the handshake and stays alive).
 """
 
 import json
@@ -46,7 +48,14 @@ if MODE == "silent-start":
     time.sleep(60)
 if MODE == "daemon":
     spawn_daemon()
+if MODE == "close-stdin":
+    os.close(0)
+    send({"type": "ready"})
+    time.sleep(60)
 send({"type": "ready", "name": "\ud800" if MODE == "surrogate-name" else f"misbehave-{MODE}"})
+if MODE == "close-stdout":
+    os.close(1)
+    time.sleep(60)
 requests = 0
 while True:
     message = receive()
