@@ -122,13 +122,15 @@ class _StderrTail:
         self.total = 0
         self._partial = b""
         self._stop = threading.Event()
+        # poll, not select: select refuses descriptors above 1023, which a long-lived worker reaches.
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         self._thread = threading.Thread(target=self._run, name=f"stderr-{fd}", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            ready, _, _ = select.select([self._fd], [], [], 0.1)
-            if not ready:
+            if not self._poll.poll(100):
                 continue
             try:
                 chunk = os.read(self._fd, 65536)
@@ -255,7 +257,9 @@ class ExternalPlayer:
                 if remaining <= 0:
                     raise PlayerFailure(protocol.TIMEOUT, "not-reading",
                                         "stopped reading its input (stdin stayed full)") from None
-                select.select([], [self._stdin_fd], [], remaining)
+                writable = select.poll()
+                writable.register(self._stdin_fd, select.POLLOUT)
+                writable.poll(max(1, int(remaining * 1000 + 0.999)))
                 continue
             data = data[written:]
 

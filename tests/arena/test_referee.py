@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import resource
+import time
 
 import pytest
 
 from arena import protocol
 from arena.games import resolve
-from arena.players import BuiltinPlayer
+from arena.players import BuiltinPlayer, ExternalPlayer, PlayerFailure
 from arena.referee import TimeControl, final_ranks, play_match
 from tests.arena.conftest import builtin, misbehaving
 
@@ -172,3 +175,54 @@ def test_a_bot_killed_by_the_sandbox_has_the_cause_in_its_verdict(tmp_path):
     assert seat["verdict"] == protocol.CRASH
     assert "sandbox: out_of_memory" in seat["detail"]
     assert seat["resources"]["backend"] == "bwrap"
+
+
+
+class PipeProcess:
+    """A stand-in bot process made of bare pipes: the test writes its stdout and stderr, nobody reads its stdin."""
+
+    pid = 0
+
+    def __init__(self):
+        stdin_read, stdin_write = os.pipe()
+        stdout_read, self.stdout_write = os.pipe()
+        stderr_read, self.stderr_write = os.pipe()
+        self._unread = stdin_read
+        self.stdin, self.stdout, self.stderr = (os.fdopen(stdin_write, "wb"), os.fdopen(stdout_read, "rb"),
+                                                os.fdopen(stderr_read, "rb"))
+
+    def poll(self):
+        return None
+
+    def mark_output_truncated(self):
+        pass
+
+    def finish(self, grace_seconds=0.5):
+        for fd in (self._unread, self.stdout_write, self.stderr_write):
+            os.close(fd)
+
+
+@pytest.fixture
+def high_descriptors():
+    """Hold 1,100 descriptors open, so new pipes get numbers above select()'s limit of 1023."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2048:
+        pytest.skip("cannot open 2,048 descriptors here")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2048), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    yield
+    for fd in held:
+        os.close(fd)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_pipes_with_descriptor_numbers_above_1023_are_read_and_written(high_descriptors):
+    process = PipeProcess()
+    assert process.stderr.fileno() > 1023
+    player = ExternalPlayer("pipes", lambda: process)
+    os.write(process.stdout_write, b'{"type":"ready"}\n')
+    assert player.start({"type": "hello"}, time.monotonic() + 1) == {"type": "ready"}
+    os.write(process.stderr_write, b"".join(b"line %d\n" % i for i in range(50)))
+    with pytest.raises(PlayerFailure, match="not-reading"):  # a full stdin pipe is waited for, within the deadline
+        player.send({"type": "event", "event": {"pad": "x" * 300_000}}, time.monotonic() + 0.3)
+    assert player.close([]).stderr_tail == [f"line {i}" for i in range(30, 50)]
