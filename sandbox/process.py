@@ -215,7 +215,10 @@ class SandboxProcess:
                 if remaining <= 0:
                     return False
                 if pidfd is not None:
-                    select.select([pidfd], [], [], remaining)
+                    # poll, not select: a long-running worker's descriptors can pass select's 1024 limit
+                    waiter = select.poll()
+                    waiter.register(pidfd, select.POLLIN)
+                    waiter.poll(max(1, int(remaining * 1000 + 0.999)))
                 else:
                     time.sleep(min(remaining, 0.005))
             return True

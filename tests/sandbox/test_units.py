@@ -250,3 +250,25 @@ def test_unsafe_reports_a_runtime_error(tmp_path):
 def test_unsafe_refuses_a_missing_program(tmp_path):
     with pytest.raises(SandboxError, match="could not start"):
         start([str(Path(tmp_path, "nothing"))], tmp_path, backend="unsafe", allow_unsafe=True)
+
+
+def test_finish_still_kills_the_bot_when_descriptors_pass_1024(tmp_path):
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2048), max(hard, 2048)))
+    spare = []
+    try:
+        while True:  # push the next descriptors (the bot's pipes, its pidfd) past select()'s limit
+            fd = os.open("/dev/null", os.O_RDONLY)
+            spare.append(fd)
+            if fd > 1100:
+                break
+        (tmp_path / "sleepy.py").write_text("import time\ntime.sleep(60)\n")
+        proc = start(["python3", "sleepy.py"], tmp_path, Limits(), backend="unsafe", allow_unsafe=True)
+        report = proc.finish(grace_seconds=0.2)
+        assert proc.poll() is not None and report.killed_at_finish
+    finally:
+        for fd in spare:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
