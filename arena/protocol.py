@@ -163,7 +163,9 @@ def parse_ready(message: dict[str, Any]) -> Ready:
     name = message.get("name", "")
     if not isinstance(name, str):
         raise ProtocolError(BAD_FIELD, f"'name' must be a string, got {type(name).__name__}")
-    return Ready(name=name[:MAX_NAME_CHARS])
+    # Names are shown in tables and terminals: control characters (escape codes) are dropped.
+    printable = "".join(ch for ch in name if ch.isprintable())
+    return Ready(name=printable[:MAX_NAME_CHARS])
 
 
 def parse_action(message: dict[str, Any], expected_id: int) -> Action:

@@ -25,9 +25,10 @@ REPLAY_VERSION = 1
 # forever. The referee, which must never hang, stops a match after this many decisions and ranks the
 # seats on the standings reached (far above any real match: a full Burraco match is about 2,000).
 MAX_DECISIONS = 50_000
-# What an engine may raise, besides IllegalAction, on an action shaped in a way nobody foresaw (engines
-# validate every field, so these mean a gap in that validation): the action is still the bot's fault.
-MALFORMED_ACTION_ERRORS = (TypeError, ValueError, KeyError, AttributeError)
+# Engines validate every field and raise IllegalAction; anything else an engine raises on a bot's action
+# means a shape nobody foresaw. It is still the bot's forfeit (recorded with the exception), never a
+# referee failure. RecursionError and MemoryError are not swallowed: they are not about the action.
+MALFORMED_ACTION_ERRORS = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError, AssertionError)
 
 
 @dataclass(frozen=True)

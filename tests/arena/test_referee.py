@@ -226,3 +226,7 @@ def test_pipes_with_descriptor_numbers_above_1023_are_read_and_written(high_desc
     with pytest.raises(PlayerFailure, match="not-reading"):  # a full stdin pipe is waited for, within the deadline
         player.send({"type": "event", "event": {"pad": "x" * 300_000}}, time.monotonic() + 0.3)
     assert player.close([]).stderr_tail == [f"line {i}" for i in range(30, 50)]
+
+
+def test_a_bot_name_loses_its_control_characters():
+    assert protocol.parse_ready({"type": "ready", "name": "evil\x1b[2Jbot\n"}).name == "evil[2Jbot"
