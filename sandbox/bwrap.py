@@ -29,7 +29,7 @@ from .environment import SANDBOX_PATH, bot_environment
 from .errors import SandboxError
 from .launcher import Plan
 from .limits import Limits
-from .process import Confinement, Measures, SandboxProcess, _rusage_cpu, _rusage_peak_mb, decode_shell_status
+from .process import Confinement, SandboxProcess, decode_shell_status
 from .rlimits import rlimits_for
 from .staging import Staging
 from .uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
@@ -224,17 +224,6 @@ class BwrapConfinement(Confinement):
         if self._cgroups is not None:
             return sorted(self._cgroups.pids())
         return processes_of(self._lease.uid) if self._lease is not None else []
-
-    def measure(self, rusage) -> Measures:
-        if self._cgroups is None:
-            return super().measure(rusage)
-        cpu = self._cgroups.cpu_seconds()
-        peak = self._cgroups.peak_memory_mb()
-        return Measures(
-            cpu_seconds=_rusage_cpu(rusage) if cpu is None else cpu,
-            peak_memory_mb=_rusage_peak_mb(rusage) if peak is None else peak,
-            oom_kills=self._cgroups.oom_kills(),
-        )
 
     def setup_failed(self) -> bool:
         if self._seccomp_fd is None:

@@ -7,6 +7,7 @@ lives in a `Confinement`; this module holds the part every backend shares.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import os
 import select
@@ -29,12 +30,13 @@ class Measures:
     oom_kills: int | None
 
 
-class Confinement:
+class Confinement(abc.ABC):
     """How one backend holds a bot. The defaults fit a plain child process measured by wait4()."""
 
     backend = ""
     backend_version = ""
     sandbox_uid: int | None = None
+    _cgroups = None  # a cgroups.Run when the backend tracks the bot in cgroups
 
     def __init__(self) -> None:
         self.limits_applied: dict[str, dict] = {}
@@ -49,19 +51,29 @@ class Confinement:
     def live_cpu_seconds(self) -> float | None:
         return None
 
+    @abc.abstractmethod
     def kill_all(self, main_pid: int) -> None:
-        raise NotImplementedError
+        """Kill every process of the bot, wherever it went."""
 
     def survivors(self) -> list[int]:
         return []
 
     def measure(self, rusage) -> Measures:
-        return Measures(_rusage_cpu(rusage), _rusage_peak_mb(rusage), None)
+        """CPU, peak memory and OOM kills: from the cgroups where they track the bot, else from wait4()."""
+        if self._cgroups is None:
+            return Measures(_rusage_cpu(rusage), _rusage_peak_mb(rusage), None)
+        cpu = self._cgroups.cpu_seconds()
+        peak = self._cgroups.peak_memory_mb()
+        return Measures(
+            cpu_seconds=_rusage_cpu(rusage) if cpu is None else cpu,
+            peak_memory_mb=_rusage_peak_mb(rusage) if peak is None else peak,
+            oom_kills=self._cgroups.oom_kills(),
+        )
 
     def setup_failed(self) -> bool:
         return False
 
-    def cleanup(self) -> None:
+    def cleanup(self) -> None:  # noqa: B027 - a backend holding nothing (docker) has nothing to release
         """Release everything the run held (uid, cgroups, copies). Called once, after every process died."""
 
 

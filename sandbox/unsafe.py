@@ -21,7 +21,7 @@ from . import cgroups
 from .environment import bot_environment
 from .errors import SandboxError
 from .limits import Limits
-from .process import Confinement, Measures, SandboxProcess, _rusage_cpu, _rusage_peak_mb
+from .process import Confinement, SandboxProcess
 from .rlimits import child_setup, rlimits_for
 
 NO_ISOLATION = "no isolation: the bot runs as the worker and can read its files and use its network"
@@ -97,17 +97,6 @@ class UnsafeConfinement(Confinement):
                 if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
                     found.add(pid)
         return sorted(found)
-
-    def measure(self, rusage) -> Measures:
-        if self._cgroups is None:
-            return super().measure(rusage)
-        cpu = self._cgroups.cpu_seconds()
-        peak = self._cgroups.peak_memory_mb()
-        return Measures(
-            cpu_seconds=_rusage_cpu(rusage) if cpu is None else cpu,
-            peak_memory_mb=_rusage_peak_mb(rusage) if peak is None else peak,
-            oom_kills=self._cgroups.oom_kills(),
-        )
 
     def cleanup(self) -> None:
         if self._cgroups is not None:
