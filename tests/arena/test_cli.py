@@ -221,3 +221,23 @@ def test_an_unavailable_sandbox_is_refused_up_front(capsys, tmp_path):
 def test_self_play_shows_no_score_instead_of_minus_infinity(capsys):
     code, out, _ = run(capsys, "play", "bura", "builtin:random", "builtin:random", "--games", "2", "--seed", "1")
     assert code == 0 and "inf" not in out and "0.000" not in out
+
+
+def test_external_bots_give_the_same_results_and_replays_at_any_concurrency(capsys, tmp_path):
+    script = tmp_path / "fair.py"
+    script.write_text((PROTOCOL_BOTS / "misbehave.py").read_text().replace("MODE = sys.argv[1]", "MODE = 'fair'"))
+    outputs = []
+    for k in ("1", "2", "2"):
+        out = tmp_path / f"run{len(outputs)}"
+        code, _, err = run(capsys, "play", "burkozel", str(script), "builtin:random", "--games", "2", "--duplicate",
+                           "--seed", "8", "--quiet", "--concurrency", k, "--json", str(out) + ".json",
+                           "--replays", str(out))
+        assert code == 0, err
+        replays = []
+        for path in sorted(out.iterdir()):
+            replay = json.loads(gzip.decompress(path.read_bytes()))
+            for verdict in replay["verdicts"]:
+                verdict.pop("resources")  # CPU time and memory are measurements, documented as varying
+            replays.append(replay)
+        outputs.append(((tmp_path / f"run{len(outputs)}.json").read_bytes(), replays))
+    assert outputs[0] == outputs[1] == outputs[2]
