@@ -29,6 +29,7 @@ def add_refused(base, text: str, **kw) -> str:
 
 @pytest.mark.parametrize(("cards", "rule"), [
     ("5H X 7H 2C", "meld-two-wilds"),           # two wilds in a sequence
+    ("6H 7H 8H 2H X", "meld-two-wilds"),        # the two of the suit far from its place is a second wild
     ("7H 7S X 2C", "meld-two-wilds"),           # two wilds in a set
     ("7H 7H 7S 7S 7D 7D 7C 7C X 2H", "set-too-large"),  # a set of ten
     ("KH AH 2H 3H", "sequence-wraps"),          # K-A-2 turns the corner

@@ -322,7 +322,9 @@ def _place_wild(positions: dict[int, str], old_wild, new_wilds: list[str], suit:
 def _raise_best_failure(failures: list[tuple[int, str, dict[int, str]]]) -> None:
     """No reading works: report the fault of the most plausible readings."""
     codes = {code for _, code, _ in failures}
-    if codes == {"meld-two-wilds"}:
+    # A two far from its own place reads naturally as a wild: when that reading fails for two wilds and the
+    # only other readings leave gaps, the two wilds are the fault a player recognises (6H 7H 8H 2H X).
+    if "meld-two-wilds" in codes and codes <= {"meld-two-wilds", "sequence-gap"}:
         raise MeldError("meld-two-wilds", _MESSAGES["meld-two-wilds"])
     if "bad-wild-as" in codes:
         raise MeldError("bad-wild-as", "wild_as names a card the wild cannot stand for in this sequence")
