@@ -6,7 +6,8 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint bench clean system-deps
 
-# The virtualenv is rebuilt only when pyproject.toml changes, so a second `make` is instant.
+# The virtualenv is created once; packages are (re)installed only when pyproject.toml changes, so a
+# second `make` starts at once.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
