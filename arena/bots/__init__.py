@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from arena.bots.graded import graded_bots  # greedy-pNN for every game, built on its greedy and random
+
 BOT_MODULES: dict[str, str] = {
     "bura": "arena.bots.bura",
     "kozel": "arena.bots.kozel",
@@ -21,7 +23,7 @@ BOT_MODULES: dict[str, str] = {
 def bots_for(game: str) -> dict[str, Any]:
     if game not in BOT_MODULES:
         raise ValueError(f"no built-in bots for game {game!r}")
-    return importlib.import_module(BOT_MODULES[game]).BOTS
+    return {**importlib.import_module(BOT_MODULES[game]).BOTS, **graded_bots(BOT_MODULES[game])}
 
 
 def make_bot(game: str, name: str, seat: int, rules: Any, seed: int):

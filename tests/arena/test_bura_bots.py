@@ -20,7 +20,7 @@ def play(rules, seed, names):
 
 
 def test_the_registry_offers_random_and_greedy():
-    assert set(bots_for("bura")) == {"random", "greedy"}
+    assert {"random", "greedy"} <= set(bots_for("bura"))
 
 
 def test_random_is_reproducible_from_its_seed():
