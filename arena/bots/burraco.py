@@ -32,9 +32,11 @@ from arena.games.burraco.state import turn_end_problem
 class _Table:
     """What a bot needs from one observation, decoded once per decision (the melds only when asked)."""
 
-    def __init__(self, obs: dict, decoded: dict):
+    def __init__(self, obs: dict, decoded: dict, rules):
         self.obs = obs
         self.decoded = decoded
+        self.last_turn: bool = obs["last_turn"]  # stock_end=finish_turn: no closing, no pozzetto this turn
+        self.forbid_duplicate_sets = rules.duplicate_sets == "forbidden"
         self.hand: list[str] = obs["hand"]
         self.team: int = obs["team"]
         self.locked: str | None = obs["locked_card"]
@@ -73,6 +75,8 @@ class _Table:
         rest = self.without(cards)
         if rest is None:
             return False
+        if self.last_turn:
+            return bool(rest)  # keep a card for the discard that ends the hand
         locked = None if self.locked in cards else self.locked
         return turn_end_problem(rest, locked, self.took_pozzetto, self.has_burraco or meld.is_burraco) is None
 
@@ -80,6 +84,9 @@ class _Table:
         try:
             meld = make_meld(cards, team=self.team, meld_id=-1)
         except MeldError:
+            return None
+        if meld.kind == "set" and self.forbid_duplicate_sets and any(
+                m.kind == "set" and m.rank == meld.rank for m in self.own):
             return None
         return meld if self.playable(cards, meld) else None
 
@@ -97,7 +104,8 @@ class _Table:
         for card in sorted(set(hand)):
             if card == self.locked and hand.count(card) == 1:
                 continue
-            if len(hand) == 1 and self.took_pozzetto and (not self.has_burraco or is_wild(card)):
+            closing = len(hand) == 1 and self.took_pozzetto and not self.last_turn
+            if closing and (not self.has_burraco or is_wild(card)):
                 continue
             out.append(card)
         return out
@@ -129,7 +137,7 @@ class RandomBot(_Bot):
         if observation["decision"] == "draw":
             take = observation["discard_pile"] and self.rng.random() < self.TAKE_PILE
             return {"type": "take_pile"} if take else {"type": "draw"}
-        table = _Table(observation, self.decoded_melds(observation))
+        table = _Table(observation, self.decoded_melds(observation), self.rules)
         if self.rng.random() < self.TRY_MELD:
             # One family of moves first (adds or new melds, at random), the other if the first has none.
             families = (_add_options, _meld_options) if self.rng.random() < 0.5 else (_meld_options, _add_options)
@@ -181,7 +189,7 @@ class GreedyBot(_Bot):
 
 
     def act(self, observation: dict, legal_actions: list[dict] | None) -> dict:
-        table = _Table(observation, self.decoded_melds(observation))
+        table = _Table(observation, self.decoded_melds(observation), self.rules)
         if observation["decision"] == "draw":
             return self.draw(observation, table)
         action = self.best_play(table)

@@ -92,12 +92,14 @@ def test_a_wild_at_an_end_goes_low_by_default_or_where_wild_as_says():
     assert refused("7H 7S X", wild_as="8H") == "bad-wild-as"
 
 
-def test_replacing_a_bound_wild_by_its_natural_card_moves_the_wild_to_an_end():
+def test_replacing_a_bound_wild_by_its_natural_card_moves_the_wild_to_an_end_high_when_both_are_free():
     base = meld("5H X 7H")
     assert base.stands_for() == "6H"
     m = grown(base, "6H")
-    assert m.cards == ("X", "5H", "6H", "7H") and m.stands_for() == "4H"
-    assert grown(base, "6H", wild_as="8H").cards == ("5H", "6H", "7H", "X")
+    assert m.cards == ("5H", "6H", "7H", "X") and m.stands_for() == "8H"  # RULES.md §3: the high end
+    assert grown(base, "6H", wild_as="4H").cards == ("X", "5H", "6H", "7H")
+    # the high end is taken (the ace is high): the low end it is
+    assert grown(meld("QH X AH"), "KH").cards == ("X", "QH", "KH", "AH")
 
 
 def test_a_bound_wild_stays_put_unless_its_natural_card_comes():
@@ -123,8 +125,43 @@ def test_a_meld_never_takes_a_second_wild_or_a_wrong_card():
 
 
 def test_a_full_sequence_has_no_room_for_a_wild():
-    full = meld("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH")
-    assert add_refused(full, "X") == "sequence-full"
+    two_to_ace = grown(meld("QH KH AH"), "2H 3H 4H 5H 6H 7H 8H 9H TH JH")  # the ace lies high on the table
+    assert two_to_ace.low == 2 and two_to_ace.clean
+    assert add_refused(two_to_ace, "X") == "sequence-full"
+
+
+def test_a_natural_ace_to_king_takes_a_wild_as_the_fourteenth_card_for_the_high_ace():
+    run = "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"
+    m = grown(meld(run), "X")
+    assert m.cards == (*run.split(), "X") and m.stands_for() == "AH" and m.low == 1 and len(m.cards) == 14
+    check_meld(m)
+    assert meld_from_json(m.to_json()).cards == m.cards and meld_from_json(m.to_json()).low == 1
+    assert meld(run + " 2C").stands_for() == "AH"  # also as a new meld
+    # a bound wild in an A-K run, freed by its natural card, goes to the only end left: the high ace
+    bound = meld("AH 2H 3H 4H 5H 6H X 8H 9H TH JH QH KH")
+    assert grown(bound, "7H").cards == (*run.split(), "X")
+    # the high ace may be a wild only above a natural A-K: with a wild inside, no natural ace fits on top
+    assert add_refused(bound, "AH") == "sequence-wraps"
+
+
+@pytest.mark.parametrize(("table", "added", "result"), [
+    # the three cases: each is a legal meld, so the add is legal (RULES.md §3, one rule)
+    ("3H 4H 2H 6H", "5H X", ("X", "2H", "3H", "4H", "5H", "6H")),  # a new wild: low by default
+    ("2C 5C 6C", "4C 2H", ("2C", "2H", "4C", "5C", "6C")),
+    ("2H 4H 5H 6H", "X", ("2H", "X", "4H", "5H", "6H")),
+])
+def test_an_add_is_legal_exactly_when_the_cards_together_form_a_legal_meld(table, added, result):
+    base = meld(table)
+    assert base.wild is not None  # the two is the meld's wild on the table
+    m = grown(base, added)
+    assert m.cards == result
+    assert meld(" ".join(result)).cards == m.cards  # the same cards are accepted as a new meld
+    check_meld(m)
+
+
+def test_a_natural_two_on_the_table_never_turns_wild():
+    assert add_refused(meld("2C 3C 4C"), "6C") == "sequence-gap"
+    assert meld("2C 3C 4C 6C").stands_for() == "5C"  # as a new meld the two may be the wild
 
 
 def test_a_two_of_the_suit_freed_into_its_own_place_is_natural_again():

@@ -19,8 +19,11 @@ from arena.games.options import with_options
 
 MAX_STEPS = 20_000  # a hand is a few hundred decisions; this only turns a runaway into a failure
 
-rules_strategy = st.builds(lambda preset, target: with_options(PRESETS[preset], {"target": target}),
-                           st.sampled_from(["burraco", "burraco-2p"]), st.sampled_from([300, 800]))
+rules_strategy = st.builds(
+    lambda preset, target, duplicate_sets, stock_end: with_options(
+        PRESETS[preset], {"target": target, "duplicate_sets": duplicate_sets, "stock_end": stock_end}),
+    st.sampled_from(["burraco", "burraco-2p"]), st.sampled_from([300, 800]),
+    st.sampled_from(["allowed", "forbidden"]), st.sampled_from(["immediate", "finish_turn"]))
 seeds = st.integers(0, MAX_SEED)
 lineups = st.sampled_from([("random", "random"), ("random", "greedy"), ("greedy", "greedy")])
 property_settings = settings(max_examples=40, deadline=None)

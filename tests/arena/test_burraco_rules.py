@@ -37,7 +37,11 @@ def test_it_declares_game_presets_and_options():
     assert GAME == "burraco"
     assert R4.players == 4 and R2.players == 2 and R4.target == 2000 and R4.stalemate_turns == 24
     assert with_options(R4, {"target": "2005"}).target == 2005
-    assert {row["name"] for row in describe(R4)} == {"players", "target", "stalemate_turns"}
+    assert {row["name"] for row in describe(R4)} == {"players", "target", "stalemate_turns", "duplicate_sets",
+                                                     "stock_end"}
+    assert (R4.duplicate_sets, R4.stock_end) == (R2.duplicate_sets, R2.stock_end) == ("allowed", "immediate")
+    allowed = {row["name"]: row["allowed"] for row in describe(R4)}
+    assert allowed["duplicate_sets"] == "allowed | forbidden" and allowed["stock_end"] == "immediate | finish_turn"
     assert all(row["source"] for row in describe(R4))
     with pytest.raises(RuleOptionError):
         Rules(players=3)
@@ -52,8 +56,9 @@ def test_the_deal_gives_eleven_each_two_pozzetti_one_face_up_card_and_the_stock(
     assert obs["hand_sizes"] == [11] * rules.players
     assert obs["stock"] == stock and len(obs["discard_pile"]) == 1
     assert [len(p) for p in state.pozzetti] == [11, 11]
-    assert obs["dealer"] == rules.players - 1 and obs["to_move"] == 0 and obs["decision"] == "draw"
-    assert state.legal_actions(0) is None
+    first = (obs["dealer"] + 1) % rules.players
+    assert obs["to_move"] == first and state.observation(first)["decision"] == "draw"
+    assert state.legal_actions(first) is None
     assert new_match(rules, 7).observation(1) == state.observation(1)
 
 
@@ -202,6 +207,31 @@ def test_a_team_may_hold_two_sequences_of_one_suit_kept_apart():
     assert [m["cards"] for m in state.observation(0)["melds"]] == [["3H", "4H", "5H"], ["9H", "TH", "JH"]]
 
 
+@pytest.mark.parametrize("option", ["allowed", "forbidden"])
+def test_two_sets_of_one_rank_per_team_follow_the_duplicate_sets_option(option):
+    rules = with_options(R2, {"duplicate_sets": option})
+    state = position(rules, hands=[["7H", "7S", "7D", "7C", "7H", "X", "KC", "QC"], ["QS"]], phase="play",
+                     melds=[{"team": 1, "cards": ["9H", "9S", "9D"]}])
+    state.apply(0, {"type": "meld", "cards": ["7H", "7S", "7D"]})
+    second_set = {"type": "meld", "cards": ["7C", "7H", "X"]}
+    if option == "allowed":
+        state.apply(0, second_set)
+        assert [m["rank"] for m in state.observation(0)["melds"]] == ["9", "7", "7"]
+    else:
+        assert refused(state, 0, second_set) == "duplicate-set"
+        state.apply(0, {"type": "add", "meld": 1, "cards": ["7C", "7H", "X"]})  # adding to it is fine
+        assert state.observation(0)["melds"][1]["cards"] == ["7S", "7H", "7H", "7D", "7C", "X"]
+
+
+def test_duplicate_sets_forbidden_is_per_team_and_only_for_sets():
+    rules = with_options(R2, {"duplicate_sets": "forbidden"})
+    state = position(rules, hands=[["AC", "AH", "AS", "5H", "6H", "7H", "KC"], ["QC"]], phase="play",
+                     melds=[{"team": 1, "cards": ["AH", "AS", "AC"]}, {"team": 0, "cards": ["3H", "4H", "5H"]}])
+    state.apply(0, {"type": "meld", "cards": ["AC", "AH", "AS"]})  # the opponents' set of aces does not count
+    state.apply(0, {"type": "meld", "cards": ["5H", "6H", "7H"]})  # a second heart sequence is fine
+    assert [m["kind"] for m in state.observation(0)["melds"]] == ["set", "sequence", "set", "sequence"]
+
+
 def test_partners_build_on_each_others_melds():
     state = position(R4, hands=[["KC", "QC"], ["JC"], ["8H", "4C"], ["TC"]], phase="play", to_move=2,
                      melds=[{"team": 0, "cards": ["5H", "6H", "7H"]}])
@@ -212,13 +242,13 @@ def test_partners_build_on_each_others_melds():
 # ------------------------------------------------------------------------------------------ last card, pozzetto
 
 def test_nobody_may_meld_their_last_card_once_the_team_has_its_pozzetto():
-    state = position(hands=[["5H", "6H"], ["QC"]], stock=["7H", "3C", "4C"], pozzetti=[None, DIAMONDS])
+    state = position(hands=[["5H", "6H"], ["QC"]], stock=["7H", "3C", "4C", "6C"], pozzetti=[None, DIAMONDS])
     state.apply(0, {"type": "draw"})
     assert refused(state, 0, {"type": "meld", "cards": ["5H", "6H", "7H"]}) == "last-card"
 
 
 def test_melding_every_card_takes_the_pozzetto_direct_and_the_turn_goes_on():
-    state = position(hands=[["5H", "6H"], ["QC"]], stock=["7H", "3C", "4C"])
+    state = position(hands=[["5H", "6H"], ["QC"]], stock=["7H", "3C", "4C", "6C"])
     state.apply(0, {"type": "draw"})
     state.apply(0, {"type": "meld", "cards": ["5H", "6H", "7H"]})
     obs = state.observation(0)
@@ -245,7 +275,7 @@ def test_discarding_the_last_card_takes_the_pozzetto_on_discard_for_the_next_tur
 
 def test_the_second_pozzetto_goes_to_the_other_team():
     state = position(R4, hands=[["KC", "QC"], ["5H", "6H"], ["JC", "TC"], ["4C"]], to_move=1,
-                     stock=["7H", "3C", "4C"], pozzetti=[None, DIAMONDS])
+                     stock=["7H", "3C", "4C", "6C"], pozzetti=[None, DIAMONDS])
     state.apply(1, {"type": "draw"})
     state.apply(1, {"type": "meld", "cards": ["5H", "6H", "7H"]})
     assert sorted(state.observation(1)["hand"]) == sorted(DIAMONDS)
@@ -255,7 +285,7 @@ def test_the_second_pozzetto_goes_to_the_other_team():
 # ------------------------------------------------------------------------------------------ closing
 
 def test_closing_needs_a_burraco():
-    state = position(hands=[["5H", "6H", "7H"], ["QC"]], stock=["KC", "3C", "4C"], pozzetti=[None, DIAMONDS])
+    state = position(hands=[["5H", "6H", "7H"], ["QC"]], stock=["KC", "3C", "4C", "6C"], pozzetti=[None, DIAMONDS])
     state.apply(0, {"type": "draw"})
     assert refused(state, 0, {"type": "meld", "cards": ["5H", "6H", "7H"]}) == "closing-needs-burraco"
     lone = position(hands=[["KC"], ["QC"]], phase="play", pozzetti=[None, DIAMONDS])
@@ -277,7 +307,7 @@ def test_without_its_pozzetto_a_team_going_out_takes_the_pozzetto_instead_of_clo
 
 
 def test_closing_with_pozzetto_and_burraco_ends_the_hand_with_the_bonus():
-    state = position(hands=[["5S", "6S", "7S"], ["QC"]], stock=["KC", "3C", "4C"], pozzetti=[None, DIAMONDS],
+    state = position(hands=[["5S", "6S", "7S"], ["QC"]], stock=["KC", "3C", "4C", "6C"], pozzetti=[None, DIAMONDS],
                      melds=[BURRACO])
     state.apply(0, {"type": "draw"})
     state.apply(0, {"type": "meld", "cards": ["5S", "6S", "7S"]})
@@ -290,7 +320,7 @@ def test_closing_with_pozzetto_and_burraco_ends_the_hand_with_the_bonus():
 
 
 def test_closing_in_the_same_turn_as_taking_the_pozzetto_direct():
-    state = position(hands=[["5S", "6S"], ["QC"]], stock=["7S", "3C", "4C"], melds=[BURRACO],
+    state = position(hands=[["5S", "6S"], ["QC"]], stock=["7S", "3C", "4C", "6C"], melds=[BURRACO],
                      pozzetti=[["8C", "8H", "8D", "KH"], DIAMONDS])
     state.apply(0, {"type": "draw"})
     state.apply(0, {"type": "meld", "cards": ["5S", "6S", "7S"]})
@@ -301,17 +331,56 @@ def test_closing_in_the_same_turn_as_taking_the_pozzetto_direct():
 
 # ------------------------------------------------------------------------------------------ other ends
 
-def test_the_hand_ends_after_the_turn_that_leaves_two_cards_in_the_stock():
+def test_by_default_the_hand_ends_as_soon_as_a_draw_leaves_two_cards_in_the_stock():
     state = position(hands=[["5H", "6H", "KC", "QC"], ["JC", "TC"]], stock=["7H", "3C", "4C"])
+    state.apply(0, {"type": "draw"})  # 2 cards left: play stops at once, before the drawer melds
+    deal = state.deals[0]
+    assert deal["ended_by"] == "stock" and deal["closed_by"] is None
+    assert deal["hands"][0] == ["5H", "6H", "7H", "QC", "KC"]  # the drawn card counts against the drawer
+    assert deal["scores"][0]["in_hand"] == -(5 + 5 + 5 + 10 + 10) and deal["scores"][0]["closing"] == 0
+    assert state.observation(1)["deal"] == 1 and state.observation(1)["stock"] == 63
+
+
+def finish_turn_position(**kw):
+    return position(with_options(R2, {"stock_end": "finish_turn"}), stock=["7H", "3C", "4C"], **kw)
+
+
+def test_with_finish_turn_the_drawer_melds_and_discards_then_the_hand_ends():
+    state = finish_turn_position(hands=[["5H", "6H", "KC", "QC"], ["JC", "TC"]])
     state.apply(0, {"type": "draw"})
     obs = state.observation(0)
-    assert obs["stock"] == 2 and obs["last_turn"]
+    assert obs["stock"] == 2 and obs["last_turn"] and not state.deals
     state.apply(0, {"type": "meld", "cards": ["5H", "6H", "7H"]})  # the drawer still melds and discards
     state.apply(0, {"type": "discard", "card": "KC"})
     deal = state.deals[0]
     assert deal["ended_by"] == "stock" and deal["closed_by"] is None
     assert deal["scores"][0]["closing"] == 0
     assert state.observation(1)["deal"] == 1 and state.observation(1)["stock"] == 63  # nobody took that pile
+
+
+def test_with_finish_turn_the_last_discard_never_closes_nor_takes_the_pozzetto():
+    # team 0 has its pozzetto and a burraco: a normal turn could close; on the stock's last turn it may not
+    state = finish_turn_position(hands=[["5H", "6H", "X"], ["JC", "TC"]], pozzetti=[None, DIAMONDS],
+                                 melds=[BURRACO])
+    state.apply(0, {"type": "draw"})
+    state.apply(0, {"type": "meld", "cards": ["5H", "6H", "7H"]})
+    state.apply(0, {"type": "discard", "card": "X"})  # a wild last card: no closing conditions apply
+    deal = state.deals[0]
+    assert deal["ended_by"] == "stock" and deal["closed_by"] is None and deal["scores"][0]["closing"] == 0
+    # a team without its pozzetto: emptying the hand by the last discard takes nothing
+    state = finish_turn_position(hands=[["5H", "6H", "KC"], ["JC", "TC"]])
+    state.apply(0, {"type": "draw"})
+    state.apply(0, {"type": "meld", "cards": ["5H", "6H", "7H"]})
+    state.apply(0, {"type": "discard", "card": "KC"})
+    deal = state.deals[0]
+    assert deal["hands"][0] == [] and deal["scores"][0]["pozzetto"] == -100
+    assert not any(e["type"] == "pozzetto" for e in state.events(None))
+
+
+def test_with_finish_turn_the_last_card_may_not_be_melded():
+    state = finish_turn_position(hands=[["5H", "6H"], ["JC", "TC"]])
+    state.apply(0, {"type": "draw"})
+    assert refused(state, 0, {"type": "meld", "cards": ["5H", "6H", "7H"]}) == "last-card"
 
 
 def test_the_hand_ends_after_stalemate_turns_without_a_stock_draw():
@@ -337,15 +406,20 @@ def test_a_stock_draw_resets_the_stalemate_count():
     assert state.observation(0)["turns_without_stock"] == 0 and not state.deals
 
 
-def test_the_dealer_moves_left_after_each_hand():
+def test_the_first_dealer_is_drawn_by_lot_from_the_seed_then_the_deal_moves_left():
     rules = with_options(R4, {"stalemate_turns": "1"})
+    dealers = {new_match(rules, seed).dealer for seed in range(40)}
+    assert dealers == {0, 1, 2, 3}  # every seat deals first for some seed
+    assert all(new_match(rules, seed).dealer == new_match(rules, seed).dealer for seed in range(5))
     state = new_match(rules, 3)
-    assert (state.dealer, state.to_move()) == (3, 0)
-    state.apply(0, {"type": "take_pile"})
-    state.apply(0, {"type": "discard", "card": next(c for c in state.observation(0)["hand"]
-                                                    if c != state.observation(0)["locked_card"])})
+    dealer = state.dealer
+    first = (dealer + 1) % 4
+    assert state.to_move() == first and state.events(None)[0]["dealer"] == dealer
+    state.apply(first, {"type": "take_pile"})
+    state.apply(first, {"type": "discard", "card": next(c for c in state.observation(first)["hand"]
+                                                        if c != state.observation(first)["locked_card"])})
     assert state.deals[0]["ended_by"] == "stalemate"
-    assert (state.dealer, state.to_move(), state.observation(0)["deal"]) == (0, 1, 1)
+    assert (state.dealer, state.to_move(), state.observation(0)["deal"]) == (first, (first + 1) % 4, 1)
 
 
 # ------------------------------------------------------------------------------------------ scoring
@@ -388,8 +462,7 @@ def test_a_pozzetto_taken_but_not_played_counts_against_its_team():
     state = position(hands=[["KC"], ["QC"]], phase="play", stock=["JS", "QS", "KS"],
                      pozzetti=[["AD", "X"], DIAMONDS])
     state.apply(0, {"type": "discard", "card": "KC"})  # takes the pozzetto on discard...
-    state.apply(1, {"type": "draw"})                     # ...and the stock runs down to two
-    state.apply(1, {"type": "discard", "card": "QC"})
+    state.apply(1, {"type": "draw"})                     # ...and the stock runs down to two: the hand ends
     score = state.deals[0]["scores"][0]
     assert score["in_hand"] == -(15 + 30) and score["pozzetto"] == 0
 

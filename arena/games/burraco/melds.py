@@ -118,7 +118,7 @@ def make_meld(cards: Iterable[str], *, team: int, meld_id: int, wild_as: str | N
     if len(ranks) == 1 and len(naturals) >= 2:
         # Two naturals of one rank can never sit in one sequence, so this is a set.
         return _make_set(cards, naturals, team=team, meld_id=meld_id, wild_as=wild_as)
-    low, ordered, wild = _solve_sequence({}, None, cards, _sequence_suit(naturals), wild_as)
+    low, ordered, wild = _solve_sequence({}, cards, _sequence_suit(naturals), wild_as)
     return Meld(meld_id, team, "sequence", ordered, wild, suit=_sequence_suit(naturals), low=low)
 
 
@@ -183,15 +183,19 @@ def extend_meld(meld: Meld, cards: Iterable[str], *, wild_as: str | None = None)
         if pos == meld.high + 1:
             return Meld(meld.id, meld.team, "sequence", (*meld.cards, cards[0]), meld.wild, suit=meld.suit,
                         low=meld.low)
-    fixed = {meld.low + i: c for i, c in enumerate(meld.cards) if i != meld.wild}
-    old_wild = None
-    if meld.wild is not None:
-        free = meld.wild in (0, len(meld.cards) - 1)
-        old_wild = (meld.cards[meld.wild], meld.low + meld.wild, free)
     for c in cards:
         if not is_wild(c) and c[1] != meld.suit:
             raise MeldError("sequence-suit", f"{c} cannot join a sequence of {meld.suit}")
-    low, ordered, wild = _solve_sequence(fixed, old_wild, cards, meld.suit, wild_as)
+    # One rule (RULES.md §3): the meld's cards with the added ones must form a legal meld. The naturals on
+    # the table keep their places; the table's wild is placed anew with the added cards, preferring its
+    # old place.
+    fixed = {meld.low + i: c for i, c in enumerate(meld.cards) if i != meld.wild}
+    loose = list(cards)
+    table_wild = None
+    if meld.wild is not None:
+        table_wild = (meld.cards[meld.wild], meld.low + meld.wild)
+        loose.append(table_wild[0])
+    low, ordered, wild = _solve_sequence(fixed, loose, meld.suit, wild_as, table_wild)
     return Meld(meld.id, meld.team, "sequence", ordered, wild, suit=meld.suit, low=low)
 
 
@@ -212,8 +216,11 @@ def _readings(card: str, suit: str) -> list[int | None]:
 
 
 def _end_allowed(end: int, lo: int, hi: int) -> bool:
-    """An end position is on the table (1..14) and does not make the ace both low and high."""
-    return 1 <= end <= 14 and not (end == 1 and hi == 14) and not (end == 14 and lo == 1)
+    """An end position is on the table (1..14) and does not make the ace both low and high — except the
+    wild that stands for the high ace above a natural A-to-K run (the federation's 14-card sequence)."""
+    if end == 14 and lo == 1:
+        return hi == 13
+    return 1 <= end <= 14 and not (end == 1 and hi == 14)
 
 
 # Which failure to report when no reading works: the most telling one first.
@@ -228,36 +235,38 @@ _MESSAGES = {
 }
 
 
-def _solve_sequence(fixed: dict[int, str], old_wild: tuple[str, int, bool] | None, loose: list[str], suit: str,
-                    wild_as: str | None) -> tuple[int, tuple[str, ...], int | None]:
-    """Arrange ``fixed`` (position → natural card already on the table), the table's wild and the
-    ``loose`` cards into one valid sequence; returns (low position, cards low→high, wild index or None).
+def _solve_sequence(fixed: dict[int, str], loose: list[str], suit: str, wild_as: str | None,
+                    table_wild: tuple[str, int] | None = None) -> tuple[int, tuple[str, ...], int | None]:
+    """Arrange ``fixed`` (position → natural card already on the table) and the ``loose`` cards (the added
+    ones, and the table's wild if the meld has one) into one valid sequence; returns (low position,
+    cards low→high, wild index or None).
 
     Every reading of the loose cards is tried (a two of the suit as natural or wild, an ace low or high);
-    the reading with fewest wilds wins, then ``wild_as``, then a table wild kept in place, then the low end.
+    the reading with fewest wilds wins, then ``wild_as``, then the table's wild kept in place
+    (``table_wild``: its card and position), then the low end for a new wild and the high end for a
+    displaced one.
     """
     best = None
     failures: list[tuple[int, str, dict[int, str]]] = []
     for reading in itertools.product(*(_readings(c, suit) for c in loose)):
         positions = dict(fixed)
-        new_wilds = []
+        wilds = []
         failure = None
         for card, pos in zip(loose, reading, strict=True):
             if pos is None:
-                new_wilds.append(card)
+                wilds.append(card)
             elif pos in positions:
                 failure = "sequence-duplicate"
             else:
                 positions[pos] = card
-        wild_count = len(new_wilds) + (old_wild is not None)
         if failure is None and 1 in positions and 14 in positions:
             failure = "sequence-wraps"
-        if failure is None and wild_count > 1:
+        if failure is None and len(wilds) > 1:
             failure = "meld-two-wilds"
         if failure is None:
-            failure = _place_wild(positions, old_wild, new_wilds, suit, wild_as, wild_count)
+            failure = _place_wild(positions, wilds[0] if wilds else None, suit, wild_as, table_wild)
         if isinstance(failure, str):
-            failures.append((wild_count, failure, positions))
+            failures.append((len(wilds), failure, positions))
             continue
         if best is None or failure[0] < best[0]:
             best = failure
@@ -266,38 +275,25 @@ def _solve_sequence(fixed: dict[int, str], old_wild: tuple[str, int, bool] | Non
     return _raise_best_failure(failures)
 
 
-def _place_wild(positions: dict[int, str], old_wild, new_wilds: list[str], suit: str, wild_as: str | None,
-                wild_count: int):
+def _place_wild(positions: dict[int, str], floating: str | None, suit: str, wild_as: str | None,
+                table_wild: tuple[str, int] | None):
     """Place the (single) wild for one reading; returns (sort key, result) or a failure code."""
-    floating = new_wilds[0] if new_wilds else None
-    stay = None  # a table wild's current position, kept when possible
-    bound = None
-    if old_wild is not None:
-        card, pos, free = old_wild
-        if pos in positions or free:
-            floating, stay = card, (None if pos in positions else pos)
-        else:
-            bound = (card, pos)
-    occupied = set(positions)
-    if bound is not None:
-        occupied.add(bound[1])
-    lo, hi = min(occupied), max(occupied)
-    missing = [p for p in range(lo, hi + 1) if p not in occupied]
+    lo, hi = min(positions), max(positions)
+    missing = [p for p in range(lo, hi + 1) if p not in positions]
     if floating is None:
         if missing:
             return "sequence-gap"
-        spots = [None]
+        spots: list[int | None] = [None]
     elif len(missing) == 1:
-        spots = missing
+        spots = list(missing)
     elif missing:
         return "sequence-gap"
     else:
         spots = [e for e in (lo - 1, hi + 1) if _end_allowed(e, lo, hi)]
         if not spots:
             return "sequence-full"
-    if floating is None and bound is not None:
-        spots = [bound[1]]
-        floating = bound[0]
+    is_table_wild = table_wild is not None and floating == table_wild[0]
+    stay = table_wild[1] if is_table_wild else None
     choices = []
     for spot in spots:
         cells = dict(positions)
@@ -312,7 +308,8 @@ def _place_wild(positions: dict[int, str], old_wild, new_wilds: list[str], suit:
         low = min(cells)
         ordered = tuple(cells[p] for p in range(low, low + len(cells)))
         wild_index = None if wild_pos is None else wild_pos - low
-        key = (0 if wild_pos is None else 1, spot != stay, spot if spot is not None else 0)
+        end = 0 if spot is None else (-spot if is_table_wild else spot)  # a displaced wild goes high
+        key = (0 if wild_pos is None else 1, spot != stay, end)
         choices.append((key, (low, ordered, wild_index)))
     if not choices:
         return "bad-wild-as"
@@ -359,7 +356,8 @@ def check_meld(meld: Meld) -> None:
             raise MeldError("set-rank", f"{meld}: mixed ranks or an unmarked wild")
         _check_set_size(len(meld.cards), 0)
         return
-    if meld.low < 1 or meld.high > 14 or (meld.low == 1 and meld.high == 14):
+    fourteen = meld.low == 1 and meld.high == 14 and meld.wild == 13  # A-K and a wild for the high ace
+    if meld.low < 1 or meld.high > 14 or (meld.low == 1 and meld.high == 14 and not fourteen):
         raise MeldError("sequence-wraps", f"{meld} runs off the ends")
     for i, c in enumerate(meld.cards):
         if i == meld.wild:

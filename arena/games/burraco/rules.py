@@ -19,6 +19,18 @@ class Rules:
     stalemate_turns: int = option(
         24, between=(1, 1000), source="RULES.md §3 (the seed's 'no progress' end, made countable)",
         doc="the hand ends after this many consecutive turns in which nobody drew from the stock")
+    duplicate_sets: str = option(
+        "allowed", choices=("allowed", "forbidden"),
+        source="RULES.md §3; the Italian federation's code forbids two sets of one rank",
+        doc="allowed: a team may hold two sets of one rank; forbidden: a new set of a rank the team already "
+            "holds as a set is refused")
+    stock_end: str = option(
+        "immediate", choices=("immediate", "finish_turn"),
+        source="001 (Uzbek, pagat): play 'stops immediately' at two cards; pagat and the federation: the turn "
+               "is finished",
+        doc="immediate: the hand ends as soon as a draw leaves 2 cards in the stock, before the drawer melds; "
+            "finish_turn: the drawer may still meld and discard, then the hand ends (no closing, no closing "
+            "bonus, no pozzetto)")
 
     def __post_init__(self):
         validate_rules(self)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.cards import BURRACO_DECK, JOKER, CardError, check_seed, derive_seed, parse_card, shuffled
+from arena.cards import BURRACO_DECK, JOKER, CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import HIDDEN, IllegalAction
 from arena.games.burraco.melds import Meld, MeldError, extend_meld, is_wild, make_meld
 from arena.games.burraco.rules import Rules
@@ -23,7 +23,8 @@ from arena.games.burraco.scoring import match_winner, team_hand_score, team_rank
 
 HAND_SIZE = 11
 POZZETTO_SIZE = 11
-STOCK_END = 2  # the hand ends after the turn that leaves this many cards in the stock
+STOCK_END = 2  # the hand ends when a draw leaves this many cards in the stock (or after that turn)
+LOT = 0x4C4F54  # label of the first-dealer lot's sub-seed ("LOT"); hand numbers never reach it
 ACTION_KEYS = {"draw": {"type"}, "take_pile": {"type"}, "meld": {"type", "cards", "wild_as"},
                "add": {"type", "meld", "cards", "wild_as"}, "discard": {"type", "card"}}
 
@@ -77,7 +78,7 @@ class BurracoState:
         self.totals = [0, 0]
         self.deals: list[dict] = []
         self.deal_number = 0
-        self.dealer = self.num_seats - 1  # so seat 0, on the dealer's left, plays first in the first hand
+        self.dealer = SeededRandom(derive_seed(self.seed, LOT)).below(self.num_seats)  # by lot (RULES.md §3)
         self.finished = False
         self.winner: int | None = None
         self._log: list[tuple[dict, list[dict] | None]] = []
@@ -244,6 +245,8 @@ class BurracoState:
         full = {"type": "draw", "seat": seat, "card": card, "stock": len(self.stock)}
         hidden = dict(full, card=HIDDEN)
         self._log.append((full, [full if s == seat else hidden for s in range(self.num_seats)]))
+        if len(self.stock) <= STOCK_END and self.rules.stock_end == "immediate":
+            self._end_hand("stock", None)  # the seed's "stops immediately": nothing more is melded
 
     def _take_pile(self, seat: int) -> None:
         if not self.pile:
@@ -263,6 +266,10 @@ class BurracoState:
             meld = make_meld(cards, team=team, meld_id=len(self.melds), wild_as=_wild_as_of(action))
         except MeldError as e:
             raise IllegalAction(e.rule, e.detail) from None
+        if meld.kind == "set" and self.rules.duplicate_sets == "forbidden" and any(
+                m.team == team and m.kind == "set" and m.rank == meld.rank for m in self.melds):
+            raise IllegalAction("duplicate-set", f"your team already holds a set of {meld.rank}s "
+                                                 f"(duplicate_sets=forbidden): add to it instead")
         self._check_can_end(seat, rest, cards, meld)
         self.melds.append(meld)
         self._played(seat, rest, cards, "meld", meld)
@@ -285,7 +292,16 @@ class BurracoState:
         self.melds[meld_id] = meld
         self._played(seat, rest, cards, "add", meld)
 
+    def _last_turn(self) -> bool:
+        """The turn whose draw left the stock at its end (only reached with ``stock_end=finish_turn``)."""
+        return len(self.stock) <= STOCK_END
+
     def _check_can_end(self, seat: int, rest: list[str], cards: list[str], meld: Meld) -> None:
+        if self._last_turn():  # the hand ends after this turn's discard: no closing, no pozzetto
+            if not rest:
+                raise IllegalAction("last-card", "the stock is at its end: keep one card to discard, which ends "
+                                                 "the hand")
+            return
         team = self._team_of[seat]
         locked = None if self.locked in cards else self.locked
         problem = turn_end_problem(rest, locked, self.pozzetti[team] is None, self._team_has_burraco(team, meld))
@@ -313,7 +329,8 @@ class BurracoState:
                                                       f"this turn")
         team = self._team_of[seat]
         closing = False
-        if len(hand) == 1 and self.pozzetti[team] is None:
+        last_turn = self._last_turn()
+        if len(hand) == 1 and self.pozzetti[team] is None and not last_turn:
             if not self._team_has_burraco(team):
                 raise IllegalAction("closing-needs-burraco", "going out (closing) needs at least one burraco on "
                                                              "your team's side")
@@ -323,7 +340,7 @@ class BurracoState:
         hand.remove(card)
         self.pile.append(card)
         self._log.append(({"type": "discard", "seat": seat, "card": card, "closing": closing}, None))
-        if not hand and not closing:
+        if not hand and not closing and not last_turn:
             self._take_pozzetto(seat, "discard")
         self._end_turn(seat, closing)
 
