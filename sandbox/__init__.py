@@ -64,12 +64,6 @@ def start(
 def backends_available() -> dict[str, str | None]:
     """Each backend mapped to None when it works on this machine, else the reason it does not."""
     from .bwrap import preflight
-    from .docker import docker_path, engine_version
+    from .docker import unavailable_reason
 
-    if docker_path() is None:
-        docker = "the docker CLI is not installed"
-    elif not engine_version():
-        docker = "no Docker engine answers"
-    else:
-        docker = None
-    return {"bwrap": preflight(), "docker": docker, "unsafe": None}
+    return {"bwrap": preflight(), "docker": unavailable_reason(), "unsafe": None}

@@ -1,10 +1,17 @@
-"""The `docker` backend, for docker-compose deployments: one throw-away container per bot.
+"""The container backend (`backend="docker"`): one throw-away container per bot, run by Docker or Podman.
 
 The container has no network (`--network none`, so it is never on a compose network), a read-only root,
-a small private /tmp, an unprivileged uid, no capabilities, no-new-privileges, Docker's default seccomp
-profile, and memory/pids/CPU limits enforced by the engine's cgroups. The bot's files are bind-mounted
-read-only at /bot: `bot_dir` must be a path the Docker *engine* can see (with the worker itself in a
+a small private /tmp, an unprivileged uid, no capabilities, no-new-privileges, the engine's default seccomp
+profile, and memory/pids/CPU limits enforced by the engine's cgroups. The bot is the container's pid 1, as
+under bwrap: when it exits the kernel kills everything else in its pid namespace. The bot's files are
+bind-mounted read-only at /bot: `bot_dir` must be a path the *engine* can see (with the worker itself in a
 container, mount the bot storage at the same path in both).
+
+The engine is chosen by KOZYR_CONTAINER_ENGINE: `docker`, `podman`, or `auto` (default: Docker when its
+engine answers, else Podman). Both get the same command line; Podman also gets the OCI runtime
+(KOZYR_CONTAINER_RUNTIME, default `runc` when installed: `crun` refuses hybrid cgroup machines), no extra
+tmpfs of its own on /run and /var/tmp, and none of its default environment variables. A storage driver
+can be forced with KOZYR_CONTAINER_STORAGE_DRIVER (Podman only; the image must be built with the same).
 
 Containers are not started with `--rm`: finish() first asks the engine whether the kernel OOM-killed the
 bot (the only reliable out-of-memory signal), then removes the container. Every container carries the
@@ -15,12 +22,14 @@ once their deadline has passed.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -33,28 +42,116 @@ LABEL = "kozyr.sandbox"
 DEFAULT_IMAGE = "kozyr-bot-runtime:latest"
 DEFAULT_UID = 65534  # nobody: no file on the image belongs to it
 DEADLINE_MARGIN_SECONDS = 60
+ENGINE_SETTING = "KOZYR_CONTAINER_ENGINE"
+RUNTIME_SETTING = "KOZYR_CONTAINER_RUNTIME"
+STORAGE_SETTING = "KOZYR_CONTAINER_STORAGE_DRIVER"
+ENGINES = ("docker", "podman")
 Runner = Callable[..., subprocess.CompletedProcess]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A container engine CLI: which kind it is, and the global flags every call to it carries."""
+
+    kind: str = "docker"  # "docker" or "podman" (a `docker` that is really podman counts as podman)
+    cli: str = "docker"
+    version: str = ""
+    runtime: str | None = None  # podman --runtime
+    storage_driver: str | None = None  # podman --storage-driver
+
+    def command(self, *arguments: str) -> list[str]:
+        driver = ["--storage-driver", self.storage_driver] if self.storage_driver else []
+        return [self.cli, *driver, *arguments]
+
+    def describe(self) -> str:
+        runtime = f" ({self.runtime})" if self.runtime else ""
+        return f"{self.kind} {self.version}{runtime}".strip()
 
 
 def image() -> str:
     return os.environ.get("KOZYR_SANDBOX_DOCKER_IMAGE", DEFAULT_IMAGE)
 
 
+def engine_setting() -> str:
+    setting = os.environ.get(ENGINE_SETTING, "auto").strip().lower() or "auto"
+    if setting not in (*ENGINES, "auto"):
+        raise SandboxError(f"{ENGINE_SETTING} must be docker, podman or auto, got {setting!r}")
+    return setting
+
+
+def find_engine() -> tuple[Engine | None, str | None]:
+    """The engine the settings select, or None and the reason none works here."""
+    setting = engine_setting()
+    return _find_engine(setting, os.environ.get(RUNTIME_SETTING) or None, os.environ.get(STORAGE_SETTING) or None)
+
+
+@cache
+def _find_engine(setting: str, runtime: str | None, storage_driver: str | None) -> tuple[Engine | None, str | None]:
+    reasons = []
+    for name in ENGINES if setting == "auto" else (setting,):
+        cli = shutil.which(name)
+        if cli is None:
+            reasons.append(f"the {name} CLI is not installed")
+            continue
+        kind = "podman" if _answers(cli, "--version").lower().startswith("podman") else name
+        if kind == "podman":
+            version = _answers(cli, "version", "--format", "{{.Client.Version}}")
+            chosen_runtime = runtime or ("runc" if shutil.which("runc") else None)
+            found = Engine(kind, cli, version, chosen_runtime, storage_driver)
+        else:
+            version = _answers(cli, "version", "--format", "{{.Server.Version}}")
+            found = Engine(kind, cli, version)
+        if version:
+            return found, None
+        reasons.append(f"{name} is installed but no {kind} engine answers")
+    return None, "; ".join(reasons)
+
+
+def _answers(cli: str, *arguments: str) -> str:
+    try:
+        done = subprocess.run([cli, *arguments], capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def unavailable_reason() -> str | None:
+    """None when the container backend can start bots here, else why not (for backends_available())."""
+    try:
+        return find_engine()[1]
+    except SandboxError as error:
+        return str(error)
+
+
 def docker_path() -> str | None:
-    return shutil.which("docker")
+    """The engine CLI the settings select (kept for callers that only ask whether one is installed)."""
+    found, _ = find_engine()
+    return found.cli if found else None
+
+
+# RLIMIT_NPROC counts every process and thread of uid 65534 on the engine's host, so it cannot hold one bot
+# (the pids cgroup does): it is set only because Podman's default is above what a container may set on
+# some hosts (here conmon's hard limit is 32768). 4096 leaves room for 128 bots at the default 32 tasks.
+NPROC_SHARED = 4096
 
 
 def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str, deadline: int,
-                env: dict[str, str], image_name: str, uid: int = DEFAULT_UID,
-                docker: str = "docker") -> list[str]:  # fmt: skip
-    """The `docker run` command line for one bot (pure: tests read it)."""
+                env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = Engine(),
+                nproc: int = NPROC_SHARED) -> list[str]:  # fmt: skip
+    """The `run` command line for one bot (pure: tests read it)."""
     megabytes = f"{limits.memory_mb}m"
+    cpu_soft = math.ceil(limits.cpu_seconds) + 1  # a per-process backstop; the watchdog stops the bot first
     environment = [arg for key, value in env.items() for arg in ("--env", f"{key}={value}")]
+    podman_only = []
+    if engine.kind == "podman":
+        runtime = ["--runtime", engine.runtime] if engine.runtime else []
+        podman_only = [*runtime, "--read-only-tmpfs=false", "--unsetenv-all"]
     return [
-        docker, "run", "--interactive", "--init",
+        *engine.command("run"), "--interactive",
         "--name", name,
         "--label", f"{LABEL}=1",
         "--label", f"{LABEL}.deadline={deadline}",
+        *podman_only,
         "--network", "none",
         "--ipc", "none",
         "--read-only",
@@ -62,13 +159,16 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
         "--user", f"{uid}:{uid}",
         "--cap-drop", "ALL",
         "--security-opt", "no-new-privileges",
-        "--pids-limit", str(limits.processes + 1),  # + docker-init
+        "--pids-limit", str(limits.processes),
         "--memory", megabytes,
         "--memory-swap", megabytes,
         "--cpus", f"{limits.cpus:g}",
         "--ulimit", f"nofile={limits.open_files}:{limits.open_files}",
+        "--ulimit", f"nproc={nproc}:{nproc}",
         "--ulimit", f"fsize={limits.file_size_mb << 20}:{limits.file_size_mb << 20}",
+        "--ulimit", f"cpu={cpu_soft}:{cpu_soft + 1}",
         "--ulimit", "core=0:0",
+        "--ulimit", "memlock=0:0",
         "--log-driver", "none",
         "--mount", f"type=bind,source={Path(bot_dir).resolve()},target=/bot,readonly",
         "--workdir", "/bot",
@@ -78,12 +178,18 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
     ]  # fmt: skip
 
 
-def reap_orphans(runner: Runner = subprocess.run, docker: str = "docker", now: float | None = None) -> list[str]:
-    """Remove sandbox containers whose deadline has passed (left by a crashed worker). Returns their ids."""
+def reap_orphans(runner: Runner = subprocess.run, engine: Engine | None = None, now: float | None = None) -> list[str]:
+    """Remove sandbox containers whose deadline has passed (left by a crashed worker). Returns their ids.
+
+    Run it at worker start and periodically. A container whose deadline has not passed may belong to a
+    live worker and is left alone: its own wall limit is at most DEADLINE_MARGIN_SECONDS shorter."""
+    engine = engine or _required_engine()
     now = time.time() if now is None else now
+    # Docker's ps template has .Label "name"; Podman's only the .Labels map.
+    label = f'index .Labels "{LABEL}.deadline"' if engine.kind == "podman" else f'.Label "{LABEL}.deadline"'
     listing = runner(
-        [docker, "ps", "--all", "--quiet", "--no-trunc", "--filter", f"label={LABEL}=1",
-         "--format", f'{{{{.ID}}}} {{{{.Label "{LABEL}.deadline"}}}}'],
+        engine.command("ps", "--all", "--no-trunc", "--filter", f"label={LABEL}=1",
+                       "--format", "{{.ID}} {{" + label + "}}"),
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     expired = []
@@ -92,62 +198,139 @@ def reap_orphans(runner: Runner = subprocess.run, docker: str = "docker", now: f
         if len(parts) == 2 and parts[1].isdigit() and int(parts[1]) < now:
             expired.append(parts[0])
     if expired:
-        runner([docker, "rm", "--force", *expired], capture_output=True, text=True, check=False)
+        runner(engine.command("rm", "--force", *expired), capture_output=True, text=True, check=False)
     return expired
 
 
-@cache
-def engine_version(docker: str = "docker") -> str:
-    if docker_path() is None:
-        return ""
+def _required_engine() -> Engine:
+    found, reason = find_engine()
+    if found is None:
+        raise SandboxError(f"backend 'docker' needs a container engine (docker or podman): {reason}")
+    return found
+
+
+class ContainerCgroup:
+    """CPU time and peak memory of a running container, read from its cgroup when the worker can see the
+    engine's cgroup tree (same host, same pid namespace); sampled by the watchdog, kept after the exit."""
+
+    def __init__(self, root: Path = Path("/sys/fs/cgroup")):
+        self.root = root
+        self.cpu_seconds: float | None = None
+        self.peak_memory_mb: float | None = None
+        self._files: dict[str, Path] | None = None
+
+    def locate(self, pid: int) -> bool:
+        try:
+            memberships = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        except OSError:
+            return False
+        files: dict[str, Path] = {}
+        for line in memberships:
+            _, controllers, path = line.split(":", 2)
+            names = controllers.split(",")
+            relative = path.lstrip("/")
+            if "cpuacct" in names:
+                files["cpu_v1"] = self.root / "cpuacct" / relative / "cpuacct.usage"
+            if "memory" in names:
+                files["memory_v1"] = self.root / "memory" / relative / "memory.max_usage_in_bytes"
+            if controllers == "":
+                for mount in (self.root, self.root / "unified"):
+                    if (mount / relative / "cpu.stat").exists():
+                        files["cpu_v2"] = mount / relative / "cpu.stat"
+                        files["memory_v2"] = mount / relative / "memory.peak"
+                        break
+        self._files = {key: value for key, value in files.items() if value.exists()}
+        return bool(self._files)
+
+    def sample(self) -> None:
+        if not self._files:
+            return
+        cpu = _read_int(self._files.get("cpu_v1"))
+        if cpu is not None:
+            self.cpu_seconds = cpu / 1e9
+        else:
+            usage = _keyed(self._files.get("cpu_v2"), "usage_usec")
+            if usage is not None:
+                self.cpu_seconds = usage / 1e6
+        peak = _read_int(self._files.get("memory_v1"))
+        peak = _read_int(self._files.get("memory_v2")) if peak is None else peak
+        if peak is not None:
+            self.peak_memory_mb = peak / (1 << 20)
+
+
+def _read_int(path: Path | None) -> int | None:
+    if path is None:
+        return None
     try:
-        done = subprocess.run([docker, "version", "--format", "{{.Server.Version}}"], capture_output=True,
-                              text=True, timeout=10, check=False)  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _keyed(path: Path | None, key: str) -> int | None:
+    if path is None:
+        return None
+    try:
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 class DockerConfinement(Confinement):
     backend = "docker"
 
-    def __init__(self, name: str, limits: Limits, runner: Runner, docker: str):
+    def __init__(self, name: str, limits: Limits, runner: Runner, engine: Engine):
         super().__init__()
         self.name = name
         self._runner = runner
-        self._docker = docker
-        self.backend_version = engine_version(docker)
-        self.guarantees_weakened = [
-            "CPU time is not measured or capped in total under docker (only --cpus bandwidth and the wall limit)",
-        ]
+        self._engine = engine
+        self.backend_version = engine.describe()
         self.limits_applied = {
-            "memory_mb": {"value": limits.memory_mb, "mechanism": "docker --memory (cgroup)"},
-            "processes": {"value": limits.processes, "mechanism": "docker --pids-limit (cgroup)"},
-            "cpu_seconds": {"value": limits.cpu_seconds, "mechanism": "none"},
+            "memory_mb": {"value": limits.memory_mb, "mechanism": f"{engine.kind} --memory (cgroup)"},
+            "processes": {"value": limits.processes, "mechanism": f"{engine.kind} --pids-limit (cgroup)"},
+            "cpu_seconds": {"value": limits.cpu_seconds, "mechanism": "watchdog (container cgroup) + rlimit"},
             "wall_seconds": {"value": limits.wall_seconds, "mechanism": "watchdog"},
-            "open_files": {"value": limits.open_files, "mechanism": "docker --ulimit nofile"},
-            "file_size_mb": {"value": limits.file_size_mb, "mechanism": "docker --ulimit fsize"},
-            "tmp_mb": {"value": limits.tmp_mb, "mechanism": "docker --tmpfs size"},
-            "cpus": {"value": limits.cpus, "mechanism": "docker --cpus (cgroup)"},
+            "open_files": {"value": limits.open_files, "mechanism": f"{engine.kind} --ulimit nofile"},
+            "file_size_mb": {"value": limits.file_size_mb, "mechanism": f"{engine.kind} --ulimit fsize"},
+            "tmp_mb": {"value": limits.tmp_mb, "mechanism": f"{engine.kind} --tmpfs size"},
+            "cpus": {"value": limits.cpus, "mechanism": f"{engine.kind} --cpus (cgroup)"},
         }
         self._state: dict | None = None
+        self._cgroup = ContainerCgroup()
+        self._located = False
+        self._locate_attempts = 0
 
     def decode_status(self, status: int) -> tuple[int | None, int | None]:
         return decode_shell_status(status)
 
+    def live_cpu_seconds(self) -> float | None:
+        if not self._located and self._locate_attempts < 40:  # ~2 s of watchdog ticks, then give up
+            self._locate_attempts += 1
+            done = self._runner(self._engine.command("inspect", "--format", "{{.State.Pid}}", self.name),
+                                capture_output=True, text=True, check=False)  # fmt: skip
+            pid = done.stdout.strip()
+            self._located = done.returncode == 0 and pid.isdigit() and int(pid) > 0 and self._cgroup.locate(int(pid))
+        if self._located:
+            self._cgroup.sample()
+        return self._cgroup.cpu_seconds
+
     def kill_all(self, main_pid: int) -> None:
         self._inspect()
-        self._runner([self._docker, "rm", "--force", self.name], capture_output=True, text=True, check=False)
+        self._runner(self._engine.command("rm", "--force", self.name), capture_output=True, text=True, check=False)
 
     def survivors(self) -> list[int]:
-        listing = self._runner([self._docker, "ps", "--all", "--quiet", "--filter", f"name=^{self.name}$"],
+        listing = self._runner(self._engine.command("ps", "--all", "--quiet", "--filter", f"name=^{self.name}$"),
                                capture_output=True, text=True, check=False)  # fmt: skip
         return [1] if listing.stdout.strip() else []
 
     def _inspect(self) -> None:
         if self._state is not None:
             return
-        done = self._runner([self._docker, "inspect", "--format", "{{json .State}}", self.name],
+        done = self._runner(self._engine.command("inspect", "--format", "{{json .State}}", self.name),
                             capture_output=True, text=True, check=False)  # fmt: skip
         try:
             self._state = json.loads(done.stdout) if done.returncode == 0 else {}
@@ -157,28 +340,32 @@ class DockerConfinement(Confinement):
     def measure(self, rusage) -> Measures:
         self._inspect()
         oom = self._state.get("OOMKilled") if self._state else None
-        return Measures(cpu_seconds=None, peak_memory_mb=None, oom_kills=None if oom is None else int(bool(oom)))
+        if self._cgroup.cpu_seconds is None:
+            self.guarantees_weakened.append(
+                "CPU time is not measured or capped in total: the container's cgroup is not visible to the worker "
+                "(only --cpus bandwidth, a per-process RLIMIT_CPU and the wall limit apply)")  # fmt: skip
+        return Measures(cpu_seconds=self._cgroup.cpu_seconds, peak_memory_mb=self._cgroup.peak_memory_mb,
+                        oom_kills=None if oom is None else int(bool(oom)))  # fmt: skip
 
 
 def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | None = None,
                  runner: Runner = subprocess.run, popen: Callable[..., subprocess.Popen] = subprocess.Popen,
-                 docker: str | None = None) -> SandboxProcess:  # fmt: skip
-    docker = docker or docker_path()
-    if docker is None:
-        raise SandboxError("backend 'docker' needs the docker CLI and a reachable engine; none found here")
+                 engine: Engine | None = None) -> SandboxProcess:  # fmt: skip
+    engine = engine or _required_engine()
     if not Path(bot_dir).is_dir():
         raise SandboxError(f"bot directory {bot_dir} does not exist or is not a directory")
     started = time.monotonic()
     name = f"kozyr-bot-{uuid.uuid4().hex[:16]}"
     deadline = int(time.time() + limits.wall_seconds + DEADLINE_MARGIN_SECONDS)
     argv = run_command(command, bot_dir, limits, name=name, deadline=deadline, env=bot_environment(env),
-                       image_name=image(), docker=docker)  # fmt: skip
-    # The CLI (not the bot) gets the worker's Docker settings; the bot gets only --env values.
-    cli_env = {key: value for key, value in os.environ.items() if key.startswith("DOCKER_") or key in ("PATH", "HOME")}
-    confinement = DockerConfinement(name, limits, runner, docker)
+                       image_name=image(), engine=engine)  # fmt: skip
+    # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
+    cli_env = {key: value for key, value in os.environ.items()
+               if key.startswith(("DOCKER_", "CONTAINERS_")) or key in ("PATH", "HOME", "XDG_RUNTIME_DIR")}  # fmt: skip
+    confinement = DockerConfinement(name, limits, runner, engine)
     try:
         process = popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                         env=cli_env, start_new_session=True)  # fmt: skip
     except OSError as error:
-        raise SandboxError(f"could not run docker: {error}") from error
+        raise SandboxError(f"could not run {engine.kind}: {error}") from error
     return SandboxProcess(process, confinement, limits, started, time.monotonic() - started)

@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from sandbox import OUTCOMES, Limits, SandboxError, start
-from sandbox import docker as docker_backend
 from sandbox.bwrap import build_command, resolve_in_sandbox
 from sandbox.environment import bot_environment
 from sandbox.process import decode_shell_status
@@ -148,72 +146,7 @@ def test_the_bwrap_command_line_has_every_layer(tmp_path):
     assert argv[-3:] == ["--", "python3", "bot.py"]
 
 
-# -- docker -------------------------------------------------------------------------------------------
-def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
-    argv = docker_backend.run_command(
-        ["python3", "bot.py"], tmp_path, Limits(memory_mb=128, processes=16, tmp_mb=8, cpus=0.5, open_files=32,
-                                                file_size_mb=2),
-        name="kozyr-bot-x", deadline=1700000000, env={"PATH": "/usr/bin"}, image_name="img:1",
-    )  # fmt: skip
-    assert argv == [
-        "docker", "run", "--interactive", "--init", "--name", "kozyr-bot-x",
-        "--label", "kozyr.sandbox=1", "--label", "kozyr.sandbox.deadline=1700000000",
-        "--network", "none", "--ipc", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=8m",
-        "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-        "--pids-limit", "17", "--memory", "128m", "--memory-swap", "128m", "--cpus", "0.5",
-        "--ulimit", "nofile=32:32", "--ulimit", f"fsize={2 << 20}:{2 << 20}", "--ulimit", "core=0:0",
-        "--log-driver", "none", "--mount", f"type=bind,source={tmp_path.resolve()},target=/bot,readonly",
-        "--workdir", "/bot", "--env", "PATH=/usr/bin", "img:1", "python3", "bot.py",
-    ]  # fmt: skip
-
-
-class FakeRunner:
-    def __init__(self, outputs: dict[str, str]):
-        self.calls: list[list[str]] = []
-        self.outputs = outputs
-
-    def __call__(self, argv, **kwargs):
-        self.calls.append(argv)
-        return subprocess.CompletedProcess(argv, 0, stdout=self.outputs.get(argv[1], ""), stderr="")
-
-
-def test_the_reaper_removes_only_sandbox_containers_past_their_deadline():
-    runner = FakeRunner({"ps": "aaa 100\nbbb 300\nccc notanumber\n"})
-    assert docker_backend.reap_orphans(runner, now=200) == ["aaa"]
-    assert runner.calls[0][:5] == ["docker", "ps", "--all", "--quiet", "--no-trunc"]
-    assert "label=kozyr.sandbox=1" in runner.calls[0]
-    assert runner.calls[1] == ["docker", "rm", "--force", "aaa"]
-    quiet = FakeRunner({"ps": ""})
-    assert docker_backend.reap_orphans(quiet, now=200) == []
-    assert len(quiet.calls) == 1
-
-
-def test_a_docker_run_is_inspected_then_removed(tmp_path, monkeypatch):
-    monkeypatch.setattr(docker_backend, "engine_version", lambda docker="docker": "27.0")
-    runner = FakeRunner({"inspect": json.dumps({"OOMKilled": True, "ExitCode": 137})})
-    launched = []
-
-    def fake_popen(argv, **kwargs):  # the "container": a local process standing in for `docker run`
-        launched.append(argv)
-        kwargs.pop("env")
-        return subprocess.Popen([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], **kwargs)
-
-    proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner, popen=fake_popen,
-                                       docker="docker")  # fmt: skip
-    report = proc.finish(grace_seconds=5)
-    assert launched[0][:2] == ["docker", "run"]
-    name = launched[0][launched[0].index("--name") + 1]
-    assert ["docker", "inspect", "--format", "{{json .State}}", name] in runner.calls
-    assert ["docker", "rm", "--force", name] in runner.calls
-    assert report.outcome == "out_of_memory" and report.backend == "docker" and report.backend_version == "27.0"
-    assert report.cpu_seconds is None
-    proc.close()
-
-
-def test_docker_refuses_to_start_without_the_cli(tmp_path, monkeypatch):
-    monkeypatch.setattr(docker_backend, "docker_path", lambda: None)
-    with pytest.raises(SandboxError, match="docker CLI"):
-        start(["python3", "bot.py"], tmp_path, backend="docker")
+# -- docker: tests/sandbox/test_container_units.py -------------------------------------------------
 
 
 # -- unsafe -------------------------------------------------------------------------------------------

@@ -1,0 +1,154 @@
+"""The container backend's pure parts: engine choice, command lines, reaper and finish() with a stand-in
+engine. Whether the flags really isolate is test_adversarial.py's job, run against a real engine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sandbox import Limits, SandboxError, start
+from sandbox import docker as docker_backend
+from sandbox.docker import Engine
+
+DOCKER = Engine("docker", "docker", "27.0")
+PODMAN = Engine("podman", "/usr/bin/podman", "4.3.1", runtime="runc", storage_driver="overlay")
+
+
+def command_line(engine: Engine, tmp_path) -> list[str]:
+    limits = Limits(memory_mb=128, processes=16, tmp_mb=8, cpus=0.5, open_files=32, file_size_mb=2, cpu_seconds=9.5)
+    return docker_backend.run_command(["python3", "bot.py"], tmp_path, limits, name="kozyr-bot-x",
+                                      deadline=1700000000, env={"PATH": "/usr/bin"}, image_name="img:1",
+                                      engine=engine)  # fmt: skip
+
+
+def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
+    assert command_line(DOCKER, tmp_path) == [
+        "docker", "run", "--interactive", "--name", "kozyr-bot-x",
+        "--label", "kozyr.sandbox=1", "--label", "kozyr.sandbox.deadline=1700000000",
+        "--network", "none", "--ipc", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=8m",
+        "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        "--pids-limit", "16", "--memory", "128m", "--memory-swap", "128m", "--cpus", "0.5",
+        "--ulimit", "nofile=32:32", "--ulimit", "nproc=4096:4096", "--ulimit", f"fsize={2 << 20}:{2 << 20}",
+        "--ulimit", "cpu=11:12", "--ulimit", "core=0:0", "--ulimit", "memlock=0:0",
+        "--log-driver", "none", "--mount", f"type=bind,source={tmp_path.resolve()},target=/bot,readonly",
+        "--workdir", "/bot", "--env", "PATH=/usr/bin", "img:1", "python3", "bot.py",
+    ]  # fmt: skip
+
+
+def test_podman_gets_the_same_flags_plus_its_runtime_and_no_defaults_of_its_own(tmp_path):
+    docker, podman = command_line(DOCKER, tmp_path), command_line(PODMAN, tmp_path)
+    assert podman[:4] == ["/usr/bin/podman", "--storage-driver", "overlay", "run"]
+    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all"]
+    assert [arg for arg in podman[4:] if arg not in extras] == docker[2:]
+    assert podman[podman.index("--runtime") + 1] == "runc"
+    assert "--init" not in podman and "--rm" not in podman  # the bot is pid 1; finish() inspects, then removes
+
+
+def test_the_reaper_removes_only_sandbox_containers_past_their_deadline():
+    runner = FakeRunner({"ps": "aaa 100\nbbb 300\nccc notanumber\nddd\n"})
+    assert docker_backend.reap_orphans(runner, engine=DOCKER, now=200) == ["aaa"]
+    assert runner.calls[0][:4] == ["docker", "ps", "--all", "--no-trunc"]
+    assert "label=kozyr.sandbox=1" in runner.calls[0]
+    assert runner.calls[0][-1] == '{{.ID}} {{.Label "kozyr.sandbox.deadline"}}'
+    assert runner.calls[1] == ["docker", "rm", "--force", "aaa"]
+    quiet = FakeRunner({"ps": ""})
+    assert docker_backend.reap_orphans(quiet, engine=DOCKER, now=200) == []
+    assert len(quiet.calls) == 1
+
+
+def test_the_reaper_reads_podmans_labels_through_its_own_template():
+    runner = FakeRunner({"--storage-driver": "aaa 100\n"})
+    assert docker_backend.reap_orphans(runner, engine=PODMAN, now=200) == ["aaa"]
+    assert runner.calls[0][-1] == '{{.ID}} {{index .Labels "kozyr.sandbox.deadline"}}'
+    assert runner.calls[1] == ["/usr/bin/podman", "--storage-driver", "overlay", "rm", "--force", "aaa"]
+
+
+class FakeRunner:
+    def __init__(self, outputs: dict[str, str]):
+        self.calls: list[list[str]] = []
+        self.outputs = outputs
+
+    def __call__(self, argv, **kwargs):
+        self.calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0, stdout=self.outputs.get(argv[1], ""), stderr="")
+
+
+def test_a_container_run_is_inspected_then_removed(tmp_path):
+    runner = FakeRunner({"inspect": json.dumps({"OOMKilled": True, "ExitCode": 137})})
+    launched = []
+
+    def fake_popen(argv, **kwargs):  # the "container": a local process standing in for `docker run`
+        launched.append(argv)
+        kwargs.pop("env")
+        return subprocess.Popen([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], **kwargs)
+
+    proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner, popen=fake_popen,
+                                       engine=DOCKER)  # fmt: skip
+    report = proc.finish(grace_seconds=5)
+    assert launched[0][:2] == ["docker", "run"]
+    name = launched[0][launched[0].index("--name") + 1]
+    assert ["docker", "inspect", "--format", "{{json .State}}", name] in runner.calls
+    assert ["docker", "rm", "--force", name] in runner.calls
+    assert report.outcome == "out_of_memory" and report.backend == "docker" and report.backend_version == "docker 27.0"
+    assert report.cpu_seconds is None  # the stand-in has no container cgroup: said so, never guessed
+    assert any("CPU time is not measured" in text for text in report.guarantees_weakened)
+    proc.close()
+
+
+def test_the_container_backend_refuses_to_start_without_an_engine(tmp_path, monkeypatch):
+    monkeypatch.setattr(docker_backend, "find_engine", lambda: (None, "the podman CLI is not installed"))
+    with pytest.raises(SandboxError, match=r"needs a container engine .*podman CLI is not installed"):
+        start(["python3", "bot.py"], tmp_path, backend="docker")
+
+
+def test_a_bad_engine_setting_is_one_clear_error(monkeypatch):
+    monkeypatch.setenv(docker_backend.ENGINE_SETTING, "lxc")
+    with pytest.raises(SandboxError, match="KOZYR_CONTAINER_ENGINE must be docker, podman or auto, got 'lxc'"):
+        docker_backend.find_engine()
+    assert "KOZYR_CONTAINER_ENGINE" in docker_backend.unavailable_reason()
+
+
+def test_engine_detection_names_what_is_missing(monkeypatch):
+    monkeypatch.setattr(docker_backend.shutil, "which", lambda name: None)
+    docker_backend._find_engine.cache_clear()
+    try:
+        found, reason = docker_backend._find_engine("auto", None, None)
+        assert found is None
+        assert reason == "the docker CLI is not installed; the podman CLI is not installed"
+    finally:
+        docker_backend._find_engine.cache_clear()
+
+
+def test_a_docker_cli_that_is_really_podman_is_driven_as_podman(monkeypatch):
+    answers = {"--version": "podman version 4.3.1", "version": "4.3.1"}
+    monkeypatch.setattr(docker_backend.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(docker_backend, "_answers", lambda cli, *arguments: answers[arguments[0]])
+    docker_backend._find_engine.cache_clear()
+    try:
+        found, reason = docker_backend._find_engine("docker", None, None)
+        assert reason is None
+        assert found == Engine("podman", "/usr/bin/docker", "4.3.1", runtime="runc")
+    finally:
+        docker_backend._find_engine.cache_clear()
+
+
+def test_the_container_cgroup_reader_follows_the_bot_into_v1_and_v2_trees(tmp_path, monkeypatch):
+    cpuacct = tmp_path / "cpuacct" / "libpod_parent" / "libpod-x"
+    memory = tmp_path / "memory" / "libpod_parent" / "libpod-x"
+    for folder in (cpuacct, memory):
+        folder.mkdir(parents=True)
+    (cpuacct / "cpuacct.usage").write_text("2500000000\n")
+    (memory / "memory.max_usage_in_bytes").write_text(f"{48 << 20}\n")
+    proc_cgroup = tmp_path / "proc-cgroup"
+    proc_cgroup.write_text("4:cpu,cpuacct:/libpod_parent/libpod-x\n3:memory:/libpod_parent/libpod-x\n0::/x\n")
+    real_path = docker_backend.Path
+    monkeypatch.setattr(docker_backend, "Path",
+                        lambda text: proc_cgroup if text == "/proc/77/cgroup" else real_path(text))  # fmt: skip
+    reader = docker_backend.ContainerCgroup(root=tmp_path)
+    assert reader.locate(77)
+    reader.sample()
+    assert reader.cpu_seconds == 2.5 and reader.peak_memory_mb == 48
+    assert not docker_backend.ContainerCgroup(root=tmp_path).locate(10**9)  # no such process
