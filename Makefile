@@ -14,12 +14,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
-# bubblewrap isolates uploaded bots; install it once if missing (root on Debian).
+# bubblewrap isolates uploaded bots, podman + runc run the container backend; installed once if missing
+# (root on Debian).
 system-deps:
 	@command -v bwrap >/dev/null 2>&1 || { \
 	  echo "installing bubblewrap"; \
 	  (apt-get update -qq && apt-get install -y -qq bubblewrap) >/dev/null 2>&1 || \
 	  echo "warning: could not install bubblewrap; sandboxed tests will fail"; }
+	@sandbox/image/install-engine.sh || \
+	  echo "warning: no podman/runc; the container backend's tests will be skipped (each says why)"
 
 run: $(STAMP) system-deps
 	$(BIN)/arena showcase
