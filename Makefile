@@ -24,8 +24,13 @@ system-deps:
 	@sandbox/image/install-engine.sh || \
 	  echo "warning: no podman/runc; the container backend's tests will be skipped (each says why)"
 
+# The platform on the embedded defaults (SQLite, a filesystem broker, the bwrap sandbox): web server,
+# Celery worker and beat under honcho; the house bots start playing the ladder at once.
 run: $(STAMP) system-deps
-	$(BIN)/arena showcase
+	$(BIN)/python manage.py local_setup
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	@echo "Kozyr is starting on http://127.0.0.1:$${PORT:-8000}/  (Ctrl-C stops everything)"
+	$(BIN)/honcho start --port $${PORT:-8000}
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,0 +1,142 @@
+"""The API of accounts: the current user and API tokens."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import AuthenticationFailed, NotFound, ValidationError
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
+from accounts.models import ApiToken, User
+
+
+class UserSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "username", "email", "date_joined", "is_staff"]
+        read_only_fields = fields
+
+
+class TokenSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="token_key", read_only=True, help_text="public id (the token's prefix)")
+
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "created", "expiry", "last_used"]
+        read_only_fields = fields
+
+
+class NewTokenSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=64, help_text="what the token is for, e.g. 'laptop'")
+    expires_in_days = serializers.IntegerField(min_value=1, max_value=3650, required=False, allow_null=True,
+                                               help_text="omit for a token that never expires")
+
+    def validate_name(self, value: str) -> str:
+        value = value.strip()
+        if not value or any(ord(ch) < 32 for ch in value):
+            raise ValidationError("a token name must be printable text")
+        return value
+
+
+class LoginSerializer(NewTokenSerializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=256, style={"input_type": "password"})
+
+
+class CreatedTokenSerializer(TokenSerializer):
+    token = serializers.CharField(read_only=True, help_text="the secret; shown once")
+
+    class Meta(TokenSerializer.Meta):
+        fields = [*TokenSerializer.Meta.fields, "token"]
+
+
+def _reject_unknown(serializer_class, data) -> None:
+    """Extra fields are mistakes (a typo silently ignored is worse than an error)."""
+    if not isinstance(data, dict):
+        raise ValidationError({"non_field_errors": ["expected a JSON object"]})
+    known = set(serializer_class().fields)
+    extra = sorted(set(data) - known)
+    if extra:
+        raise ValidationError({name: ["unknown field"] for name in extra})
+
+
+def _created(token: ApiToken, secret: str) -> Response:
+    body = CreatedTokenSerializer(token).data
+    body["token"] = secret
+    return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MeView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=UserSerializer, summary="The signed-in user")
+    def get(self, request):
+        return Response(UserSerializer(request.user).data)
+
+
+class TokenLoginView(APIView):
+    """Exchange a username and password for a new named token (what `arena login` does)."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "login"
+
+    @extend_schema(request=LoginSerializer, responses={201: CreatedTokenSerializer}, summary="Log in for a token")
+    def post(self, request):
+        _reject_unknown(LoginSerializer, request.data)
+        form = LoginSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        user = authenticate(request, username=form.validated_data["username"],
+                            password=form.validated_data["password"])
+        if user is None:
+            raise AuthenticationFailed("wrong username or password (or the account is suspended)")
+        try:
+            token, secret = do_create_token(user, form.validated_data["name"],
+                                            form.validated_data.get("expires_in_days"))
+        except TokenLimitReached as err:
+            raise ValidationError({"name": [str(err)]}) from None
+        return _created(token, secret)
+
+
+class TokenListView(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "write"
+
+    def get_throttles(self):
+        return super().get_throttles() if self.request.method == "POST" else []
+
+    @extend_schema(responses=TokenSerializer(many=True), summary="My API tokens")
+    def get(self, request):
+        return Response(TokenSerializer(ApiToken.objects.filter(user=request.user), many=True).data)
+
+    @extend_schema(request=NewTokenSerializer, responses={201: CreatedTokenSerializer}, summary="Create a token")
+    def post(self, request):
+        _reject_unknown(NewTokenSerializer, request.data)
+        form = NewTokenSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            token, secret = do_create_token(request.user, form.validated_data["name"],
+                                            form.validated_data.get("expires_in_days"))
+        except TokenLimitReached as err:
+            raise ValidationError({"name": [str(err)]}) from None
+        return _created(token, secret)
+
+
+class TokenDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={204: None}, summary="Revoke a token")
+    def delete(self, request, public_id: str):
+        if not do_revoke_token(request.user, public_id):
+            raise NotFound("no such token")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+__all__ = ["MeView", "TokenDetailView", "TokenListView", "TokenLoginView", "inline_serializer"]

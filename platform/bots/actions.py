@@ -1,0 +1,201 @@
+"""Bots and versions: ``check_*`` validates, ``do_*`` writes (called by the API, the pages and commands)."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from arena import protocol
+from arena.bots import bots_for
+from arena.games import GAME_MODULES
+from bots import blobs
+from bots.models import NAME_HELP, NAME_RULE, Bot, BotVersion, presets_of
+from bots.upload import CheckedUpload
+
+# The short match a new version plays before it may enter the ladder: its game's first preset, cut short.
+VALIDATION_MATCHES: dict[str, tuple[str, dict[str, str]]] = {
+    "bura": ("bura", {"match": "deals:2"}),
+    "kozel": ("kozel", {"target": "2"}),
+    "burraco": ("burraco-2p", {"target": "1"}),
+}
+VALIDATION_OPPONENT = "random"
+
+
+class BotError(ValueError):
+    """A request about a bot that cannot be done; ``field`` names the input at fault (or None)."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+def check_name(name: str, exclude: Bot | None = None) -> str:
+    if not isinstance(name, str) or not re.match(NAME_RULE, name):
+        raise BotError(f"invalid bot name: {NAME_HELP}", "name")
+    clash = Bot.objects.filter(name__iexact=name)
+    if exclude is not None:
+        clash = clash.exclude(pk=exclude.pk)
+    if clash.exists():
+        raise BotError(f"the name {name!r} is taken", "name")
+    return name
+
+
+def check_game(game: str) -> str:
+    if game not in GAME_MODULES:
+        raise BotError(f"unknown game {game!r}; games: {', '.join(GAME_MODULES)}", "game")
+    return game
+
+
+def check_presets(game: str, presets: list[str]) -> list[str]:
+    allowed = presets_of(game)
+    wrong = [p for p in presets if p not in allowed]
+    if wrong:
+        raise BotError(f"{', '.join(map(repr, wrong))} not a preset of {game}; its presets: {', '.join(allowed)}",
+                       "presets")
+    return list(dict.fromkeys(presets))
+
+
+def do_create_bot(owner, *, game: str, name: str, description: str = "", presets: list[str] | None = None) -> Bot:
+    check_game(game)
+    check_name(name)
+    chosen = check_presets(game, presets or [])
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(owner=owner, game=game, name=name, description=description, presets=chosen)
+    except IntegrityError:  # a concurrent request took the name between the check and the insert
+        raise BotError(f"the name {name!r} is taken", "name") from None
+
+
+def do_update_bot(bot: Bot, **changes) -> Bot:
+    if "name" in changes:
+        bot.name = check_name(changes["name"], exclude=bot)
+    if "description" in changes:
+        bot.description = changes["description"]
+    if "presets" in changes:
+        bot.presets = check_presets(bot.game, changes["presets"] or [])
+    if "active" in changes:
+        bot.active = bool(changes["active"])
+    bot.save()
+    return bot
+
+
+def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
+    """Store the checked file and queue its validation match; the version is ``pending`` until it ends."""
+    from matches.actions import create_match
+
+    if bot.is_house:
+        raise BotError("house bots are built in and take no uploads")
+    current = bot.current_version
+    if current is not None and current.sha256 == upload.sha256:
+        raise BotError(f"this file is the current version (v{current.number}) already", "file")
+    blobs.put("bots", upload.data)  # by content: idempotent, and never deletes an older version's file
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        number = (locked.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+        version = BotVersion.objects.create(bot=locked, number=number, sha256=upload.sha256, size=upload.size,
+                                            filename=upload.filename, entry=upload.entry, runtime=upload.runtime)
+        preset, overrides = VALIDATION_MATCHES[bot.game]
+        opponent = house_version(bot.game, VALIDATION_OPPONENT)
+        match = create_match(kind="validation", preset=preset, overrides=overrides,
+                             seat_versions=_validation_seats(preset, overrides, version, opponent))
+        version.validation_match = match
+        version.save(update_fields=["validation_match"])
+    return version
+
+
+def _validation_seats(preset: str, overrides: dict, version: BotVersion, opponent: BotVersion) -> list[BotVersion]:
+    from matches.actions import layout
+
+    from arena.runner import seat_assignment
+
+    seats, teams = layout(preset, overrides)
+    return seat_assignment([version, opponent], seats, teams)
+
+
+def finish_validation(match, seats) -> None:
+    """The validation match ended (inside its result transaction): ready if the new version played cleanly."""
+    version = (BotVersion.objects.select_for_update().select_related("bot")
+               .filter(validation_match=match, status=BotVersion.Status.PENDING).first())
+    if version is None:
+        return
+    own = [s for s in seats if s.version_id == version.pk]
+    failed = next((s for s in own if s.verdict != protocol.OK), None)
+    version.validated_at = timezone.now()
+    if failed is None:
+        version.status = BotVersion.Status.READY
+        version.reason = ""
+        version.save(update_fields=["status", "reason", "validated_at"])
+        Bot.objects.filter(pk=version.bot_id).update(current_version=version, updated=timezone.now())
+        # A ladder suspension is lifted by a new version that validates; a staff suspension is not.
+        Bot.objects.filter(pk=version.bot_id, suspended_by="ladder").update(suspended_reason="", suspended_by="")
+    else:
+        version.status = BotVersion.Status.REJECTED
+        version.reason = f"{failed.verdict} ({failed.code}): {failed.detail}"[:4000]
+        version.save(update_fields=["status", "reason", "validated_at"])
+
+
+def fail_validation(match) -> None:
+    """The validation match could not be played at all (infrastructure, after every attempt)."""
+    BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).update(
+        status=BotVersion.Status.REJECTED, validated_at=timezone.now(),
+        reason=f"the validation match could not be played ({match.failure[:500]}); this is not the bot's "
+               f"fault: upload it again")
+
+
+def do_retire_version(version: BotVersion) -> BotVersion:
+    if version.bot.current_version_id == version.pk:
+        raise BotError("the current version cannot be retired; upload a new one or deactivate the bot")
+    version.retired = True
+    version.save(update_fields=["retired"])
+    return version
+
+
+# ---- house bots --------------------------------------------------------------------------------------------
+
+def system_user():
+    from accounts.models import SYSTEM_USERNAME
+
+    user, created = get_user_model().objects.get_or_create(username=SYSTEM_USERNAME,
+                                                           defaults={"email": "", "is_active": True})
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def house_bot_name(game: str, builtin: str) -> str:
+    return f"{builtin}-{game}"
+
+
+def ensure_house_bots() -> list[Bot]:
+    """Register every built-in bot of every game as a ready house bot (idempotent)."""
+    owner = system_user()
+    made = []
+    for game in GAME_MODULES:
+        for builtin in bots_for(game):
+            name = house_bot_name(game, builtin)
+            with transaction.atomic():
+                bot, _ = Bot.objects.get_or_create(
+                    name=name, defaults={"owner": owner, "game": game,
+                                         "description": f"Kozyr's built-in {builtin} bot for {game}."})
+                version = bot.versions.filter(builtin=builtin).first()
+                if version is None:
+                    version = BotVersion.objects.create(bot=bot, number=1, builtin=builtin, entry=[],
+                                                        runtime="builtin", status=BotVersion.Status.READY,
+                                                        validated_at=timezone.now())
+                if bot.current_version_id != version.pk:
+                    bot.current_version = version
+                    bot.save(update_fields=["current_version"])
+            made.append(bot)
+    return made
+
+
+def house_version(game: str, builtin: str) -> BotVersion:
+    bot = Bot.objects.filter(name=house_bot_name(game, builtin)).select_related("current_version").first()
+    if bot is None or bot.current_version is None:
+        ensure_house_bots()
+        bot = Bot.objects.select_related("current_version").get(name=house_bot_name(game, builtin))
+    return bot.current_version

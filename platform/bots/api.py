@@ -1,0 +1,232 @@
+"""The API of bots and versions: public lists and details; owners create, update, upload and retire."""
+
+from __future__ import annotations
+
+import django_filters
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from arena.games import all_presets
+from bots import blobs
+from bots.access import access_bot, access_version, can_see_private
+from bots.actions import BotError, do_create_bot, do_retire_version, do_update_bot, do_upload_version
+from bots.models import GAME_CHOICES, NAME_HELP, Bot, BotVersion
+from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
+
+
+def reject_unknown_fields(serializer_class, data) -> None:
+    if not hasattr(data, "keys"):
+        raise ValidationError({"non_field_errors": ["expected a JSON object"]})
+    extra = sorted(set(data.keys()) - set(serializer_class().fields))
+    if extra:
+        raise ValidationError({name: ["unknown field"] for name in extra})
+
+
+def as_validation_error(err: BotError) -> ValidationError:
+    return ValidationError({err.field or "non_field_errors": [str(err)]})
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    bot = serializers.CharField(source="bot.name", read_only=True)
+    validation_match = serializers.IntegerField(source="validation_match_id", read_only=True, allow_null=True)
+    reason = serializers.SerializerMethodField(help_text="why validation rejected it (its owner only)")
+
+    class Meta:
+        model = BotVersion
+        fields = ["bot", "number", "status", "retired", "runtime", "size", "filename", "sha256", "builtin",
+                  "created", "validated_at", "validation_match", "reason"]
+        read_only_fields = fields
+
+    def get_reason(self, version: BotVersion) -> str | None:
+        request = self.context.get("request")
+        return version.reason if request and can_see_private(request.user, version.bot) else None
+
+
+class BotSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    current_version = serializers.IntegerField(source="current_version.number", read_only=True, allow_null=True)
+    plays = serializers.ListField(child=serializers.CharField(), read_only=True)
+    is_house = serializers.BooleanField(read_only=True)
+    suspended = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Bot
+        fields = ["name", "game", "owner", "description", "presets", "plays", "active", "is_house", "suspended",
+                  "current_version", "created", "updated"]
+        read_only_fields = ["owner", "plays", "is_house", "suspended", "current_version", "created", "updated"]
+
+    def get_suspended(self, bot: Bot) -> str | None:
+        return bot.suspended_reason or None
+
+
+class BotCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=40, help_text=NAME_HELP)
+    game = serializers.ChoiceField(choices=GAME_CHOICES)
+    description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    presets = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list,
+                                    help_text="presets of the game it plays; empty: all")
+
+
+class BotUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=40, required=False, help_text=NAME_HELP)
+    description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    presets = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
+    active = serializers.BooleanField(required=False, help_text="false takes the bot off the ladder")
+
+
+class UploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="a script (.py, .js, .pl, or #!) or a .zip of the bot's folder")
+
+
+class BotFilter(django_filters.FilterSet):
+    owner = django_filters.CharFilter(field_name="owner__username", lookup_expr="iexact")
+    search = django_filters.CharFilter(field_name="name", lookup_expr="icontains")
+    preset = django_filters.CharFilter(method="filter_preset")
+
+    class Meta:
+        model = Bot
+        fields = ["game", "active", "owner", "search", "preset"]
+
+    def filter_preset(self, queryset, name, value):
+        game = all_presets().get(value, (None,))[0]
+        if game is None:
+            return queryset.none()
+        # JSON containment is not portable to SQLite; a bot lists a handful of presets, so read them.
+        chosen = [pk for pk, presets in queryset.filter(game=game).values_list("pk", "presets")
+                  if not presets or value in presets]
+        return queryset.filter(pk__in=chosen)
+
+
+@extend_schema_view(get=extend_schema(summary="List bots (public)"),
+                    post=extend_schema(summary="Create a bot", request=BotCreateSerializer,
+                                       responses={201: BotSerializer}))
+class BotListView(generics.ListCreateAPIView):
+    serializer_class = BotSerializer
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    filterset_class = BotFilter
+    ordering_fields = ["name", "created", "updated"]
+    ordering = ["name"]
+    throttle_scope = "write"
+
+    def get_throttles(self):
+        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+
+    def get_queryset(self):
+        return Bot.objects.select_related("owner", "current_version").all()
+
+    def create(self, request, *args, **kwargs):
+        reject_unknown_fields(BotCreateSerializer, request.data)
+        form = BotCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            bot = do_create_bot(request.user, **form.validated_data)
+        except BotError as err:
+            raise as_validation_error(err) from None
+        return Response(BotSerializer(bot, context={"request": request}).data, status=status.HTTP_201_CREATED)
+
+
+class BotDetailView(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    throttle_scope = "write"
+
+    def get_throttles(self):
+        return [ScopedRateThrottle()] if self.request.method != "GET" else []
+
+    @extend_schema(responses=BotSerializer, summary="A bot")
+    def get(self, request, name: str):
+        return Response(BotSerializer(access_bot(request.user, name), context={"request": request}).data)
+
+    @extend_schema(request=BotUpdateSerializer, responses=BotSerializer,
+                   summary="Change my bot (name, description, presets; active=false deactivates)")
+    def patch(self, request, name: str):
+        bot = access_bot(request.user, name, for_change=True)
+        reject_unknown_fields(BotUpdateSerializer, request.data)
+        form = BotUpdateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            do_update_bot(bot, **form.validated_data)
+        except BotError as err:
+            raise as_validation_error(err) from None
+        return Response(BotSerializer(bot, context={"request": request}).data)
+
+
+class VersionListView(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    parser_classes = [MultiPartParser, FormParser]
+    throttle_scope = "upload"
+
+    def get_throttles(self):
+        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+
+    @extend_schema(responses=VersionSerializer(many=True), summary="A bot's versions, newest first")
+    def get(self, request, name: str):
+        bot = access_bot(request.user, name)
+        versions = bot.versions.select_related("bot").order_by("-number")
+        return Response(VersionSerializer(versions, many=True, context={"request": request}).data)
+
+    @extend_schema(request=UploadSerializer, responses={201: VersionSerializer},
+                   summary="Upload a new version (multipart field 'file'); it is validated by a short match")
+    def post(self, request, name: str):
+        bot = access_bot(request.user, name, for_change=True)
+        reject_unknown_fields(UploadSerializer, request.data)
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise ValidationError({"file": ["no file: send the bot as the multipart field 'file'"]})
+        try:
+            data = read_limited(upload.chunks(), max_upload_bytes())
+            checked = check_upload(upload.name, data)
+            version = do_upload_version(bot, checked)
+        except UploadRejected as err:
+            raise ValidationError({"file": [str(err)]}) from None
+        except BotError as err:
+            raise as_validation_error(err) from None
+        return Response(VersionSerializer(version, context={"request": request}).data, status=status.HTTP_201_CREATED)
+
+
+class VersionDetailView(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(responses=VersionSerializer, summary="One version and its validation status")
+    def get(self, request, name: str, number: int):
+        bot = access_bot(request.user, name)
+        return Response(VersionSerializer(access_version(request.user, bot, number),
+                                          context={"request": request}).data)
+
+
+class VersionRetireView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=VersionSerializer, summary="Retire a version (never scheduled again)")
+    def post(self, request, name: str, number: int):
+        bot = access_bot(request.user, name, for_change=True)
+        version = access_version(request.user, bot, number)
+        try:
+            do_retire_version(version)
+        except BotError as err:
+            raise as_validation_error(err) from None
+        return Response(VersionSerializer(version, context={"request": request}).data)
+
+
+class VersionDownloadView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+                   summary="Download a version's file (its owner and staff only)")
+    def get(self, request, name: str, number: int):
+        bot = access_bot(request.user, name)
+        if not can_see_private(request.user, bot):
+            raise NotFound("no such bot")
+        version = access_version(request.user, bot, number)
+        if version.builtin:
+            raise NotFound("a house bot's version is built in; it has no file")
+        response = HttpResponse(blobs.get("bots", version.sha256), content_type="application/octet-stream")
+        response["Content-Disposition"] = f'attachment; filename="{version.filename}"'
+        return response

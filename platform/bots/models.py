@@ -1,0 +1,98 @@
+"""Bots and their immutable versions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models.functions import Lower
+
+from arena.games import GAME_MODULES, all_presets
+
+GAME_CHOICES = [(name, name) for name in GAME_MODULES]
+NAME_RULE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
+NAME_HELP = "2–40 characters: letters, digits, '_', '.', '-', starting with a letter or digit"
+
+
+def presets_of(game: str) -> list[str]:
+    return [preset for preset, (family, _) in all_presets().items() if family == game]
+
+
+class Bot(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    game = models.CharField(max_length=16, choices=GAME_CHOICES)
+    name = models.CharField(max_length=40, validators=[RegexValidator(NAME_RULE, NAME_HELP)])
+    description = models.TextField(blank=True, max_length=2000)
+    # The presets of its game it plays; empty means all of them (and any preset added later).
+    presets = models.JSONField(default=list, blank=True)
+    active = models.BooleanField(default=True, help_text="an inactive bot leaves the ladder")
+    suspended_reason = models.CharField(max_length=300, blank=True,
+                                        help_text="set by staff or the ladder; a suspended bot plays no ranked match")
+    suspended_by = models.CharField(max_length=10, blank=True, choices=[("staff", "staff"), ("ladder", "ladder")])
+    current_version = models.ForeignKey("BotVersion", null=True, blank=True, on_delete=models.SET_NULL,
+                                        related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(Lower("name"), name="bot_name_unique_ci")]
+        indexes = [models.Index(fields=["game", "active"]), models.Index(fields=["owner", "created"])]
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_house(self) -> bool:
+        return self.owner.is_system
+
+    def plays(self) -> list[str]:
+        return list(self.presets) or presets_of(self.game)
+
+    @property
+    def on_ladder(self) -> bool:
+        return self.active and not self.suspended_reason and self.current_version_id is not None
+
+
+class BotVersion(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        READY = "ready"
+        REJECTED = "rejected"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    # An uploaded version is a file stored by content; a house bot's version names a built-in bot instead.
+    sha256 = models.CharField(max_length=64, blank=True, db_index=True)
+    size = models.PositiveIntegerField(default=0)
+    filename = models.CharField(max_length=255, blank=True)
+    builtin = models.CharField(max_length=40, blank=True)
+    entry = models.JSONField(default=list, help_text="the command started in the bot's folder")
+    runtime = models.CharField(max_length=16)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    retired = models.BooleanField(default=False, help_text="a retired version is never scheduled again")
+    validation_match = models.ForeignKey("matches.Match", null=True, blank=True, on_delete=models.SET_NULL,
+                                         related_name="+")
+    reason = models.TextField(blank=True, help_text="why validation rejected it (shown to its owner only)")
+    created = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bot", "number"], name="version_number_unique")]
+        ordering = ["bot", "-number"]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def label(self) -> str:
+        """How the version is named in replays and tables (the local runner's BOT label)."""
+        return f"{self.bot.name}@v{self.number}"
+
+    @property
+    def storage_name(self) -> str:
+        return storage_name(self.sha256)
+
+
+def storage_name(sha256: str) -> str:
+    return f"bots/{sha256[:2]}/{sha256}"

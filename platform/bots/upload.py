@@ -1,0 +1,102 @@
+"""The upload check: everything about a bot file that can be refused before anything is stored.
+
+It unpacks the upload with the local runner's own staging code (``arena.botspec.stage_bot``: zip limits,
+path traversal, links and devices, entry point, runtime), so a bot that the site accepts is a bot that
+``arena play`` accepts and the other way round. Every refusal is an ``UploadRejected`` with one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from arena.botspec import NATIVE, BotSpecError, allowed_runtimes, stage_bot
+
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+SCRIPT_SUFFIXES = (".py", ".js", ".pl")
+FILENAME_RULE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")
+CHUNK = 1024 * 1024
+
+
+class UploadRejected(ValueError):
+    """An upload that cannot become a version; the message says what is wrong and how to fix it."""
+
+
+@dataclass(frozen=True)
+class CheckedUpload:
+    data: bytes
+    sha256: str
+    filename: str
+    entry: list[str]
+    runtime: str
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+
+def max_upload_bytes() -> int:
+    return settings.UPLOAD_MAX_MB * 1024 * 1024
+
+
+def read_limited(chunks, limit: int) -> bytes:
+    """All the bytes of an upload, refusing it as soon as it passes ``limit`` (never reads the rest)."""
+    parts, total = [], 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > limit:
+            raise UploadRejected(f"the file is larger than the limit of {limit // (1024 * 1024)} MiB")
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def check_upload(filename: str, data: bytes) -> CheckedUpload:
+    limit = max_upload_bytes()
+    if len(data) > limit:
+        raise UploadRejected(f"the file is {len(data) / 2**20:.1f} MiB; the limit is {limit // 2**20} MiB")
+    if not data:
+        raise UploadRejected("the file is empty")
+    name = _clean_filename(filename, data)
+    with tempfile.TemporaryDirectory(prefix="kozyr-upload-") as tmp:
+        source = Path(tmp) / name
+        source.write_bytes(data)
+        if not name.lower().endswith(".zip"):
+            os.chmod(source, 0o644)  # an upload carries no mode bits: a #! script is recognised by its first line
+        try:
+            spec = stage_bot(source, Path(tmp) / "staged", label=name)
+        except BotSpecError as err:
+            raise UploadRejected(_without_label(str(err), name)) from None
+    runtimes = allowed_runtimes()
+    if spec.runtime not in (*runtimes, NATIVE):
+        raise UploadRejected(f"the bot needs {spec.runtime!r}, which the workers do not have; runtimes: "
+                             f"{', '.join(runtimes)} (or a static binary)")
+    return CheckedUpload(data=data, sha256=hashlib.sha256(data).hexdigest(), filename=name,
+                         entry=list(spec.command), runtime=spec.runtime or NATIVE)
+
+
+def _clean_filename(filename: str, data: bytes) -> str:
+    base = os.path.basename((filename or "").replace("\\", "/")).strip()
+    if data.startswith(ZIP_MAGIC) and not base.lower().endswith(".zip"):
+        base = (Path(base).stem or "bot") + ".zip"
+    if not base:
+        raise UploadRejected("the file has no name; name it main.py, bot.js, bot.pl, bot.zip, …")
+    if not FILENAME_RULE.match(base):
+        raise UploadRejected(f"invalid file name {base[:60]!r}: use letters, digits, '_', '.', '+', '-' "
+                             f"(at most 100 characters)")
+    if base.lower().endswith(".zip") and not data.startswith(ZIP_MAGIC):
+        raise UploadRejected(f"{base} is not a zip file (it does not start like one)")
+    return base
+
+
+def _without_label(message: str, name: str) -> str:
+    """botspec names the bot by its path; on the site the file name is enough."""
+    for prefix in (f"bot {name!r}: ", f"bot {name!r} ", f"bot '{name}': "):
+        if message.startswith(prefix):
+            return message[len(prefix):]
+    return message

@@ -1,0 +1,73 @@
+"""What every API endpoint shares: the error shape and pagination.
+
+Every error answer is ``{"error": {"code": …, "message": one line, "fields": {field: [messages]}}}``, so
+clients (the ``arena`` CLI among them) can always print ``message``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class Pagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    if isinstance(detail, dict):
+        found: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            found.update(_flatten(value, name))
+        return found
+    if isinstance(detail, list):
+        if all(not isinstance(item, dict | list) for item in detail):
+            return {prefix or "non_field_errors": [str(item) for item in detail]}
+        found = {}
+        for index, item in enumerate(detail):
+            found.update(_flatten(item, f"{prefix}[{index}]"))
+        return found
+    return {prefix or "non_field_errors": [str(detail)]}
+
+
+def _code(exc: exceptions.APIException) -> str:
+    codes = exc.get_codes()
+    if isinstance(codes, str):
+        return codes
+    return "invalid"
+
+
+def error_response(code: str, message: str, status_code: int, fields: dict | None = None) -> Response:
+    return Response({"error": {"code": code, "message": message, "fields": fields or {}}}, status=status_code)
+
+
+def exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        first_field, first_messages = next(iter(fields.items()), ("", ["invalid input"]))
+        where = "" if first_field == "non_field_errors" else f"{first_field}: "
+        message = f"{where}{first_messages[0]}"
+        if len(fields) > 1:
+            message += f" (and {len(fields) - 1} more field error{'s' if len(fields) > 2 else ''})"
+        response.data = {"error": {"code": "invalid", "message": message, "fields": fields}}
+    else:
+        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        response.data = {"error": {"code": _code(exc), "message": str(detail), "fields": {}}}
+    if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and getattr(exc, "wait", None):
+        response.data["error"]["retry_after_seconds"] = int(exc.wait)
+    return response

@@ -1,0 +1,36 @@
+"""Celery's settings, read by config.celery from Django's settings (namespace CELERY_).
+
+The database row is the truth and the message only a wake-up call, so these settings are about not
+wasting work: a worker takes one match at a time (prefetch 1), acknowledges it only when done (acks
+late; a killed worker's message is redelivered and the row's lease decides who plays), and a message
+stays invisible for longer than the longest match before Redis redelivers it.
+"""
+
+from __future__ import annotations
+
+from kombu import Queue
+
+# Highest priority first: the worker consumes its queues in this order.
+QUEUE_ORDER = ("tournament", "validation", "challenge", "ladder", "maintenance")
+MATCH_HARD_CAP_SECONDS = 2 * 3600  # no match, however slow its bots, holds a worker longer than this
+
+CELERY_TASK_QUEUES = tuple(Queue(name) for name in QUEUE_ORDER)
+CELERY_TASK_DEFAULT_QUEUE = "maintenance"
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_TIME_LIMIT = MATCH_HARD_CAP_SECONDS + 300
+CELERY_TASK_SOFT_TIME_LIMIT = MATCH_HARD_CAP_SECONDS
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": MATCH_HARD_CAP_SECONDS + 1800,
+    "queue_order_strategy": "priority",
+}
+CELERY_BEAT_SCHEDULE = {
+    "recover-matches": {"task": "matches.tasks.recover_matches", "schedule": 15.0,
+                        "options": {"queue": "maintenance", "expires": 14}},
+    "fill-ladder": {"task": "matches.tasks.fill_ladder", "schedule": 10.0,
+                    "options": {"queue": "maintenance", "expires": 9}},
+}

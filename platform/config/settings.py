@@ -1,0 +1,211 @@
+"""Kozyr's Django settings: every value from the environment, with a safe local default.
+
+The embedded default (``make run``): SQLite in WAL mode, a filesystem broker, local media, the bwrap
+sandbox, all under a git-ignored ``var/``. Production (``KOZYR_ENV=production``): SECRET_KEY and
+ALLOWED_HOSTS are required and the security settings of ``manage.py check --deploy`` are on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from config.env import Environment, SettingError, local_secret_key, stop
+
+PLATFORM_DIR = Path(__file__).resolve().parent.parent
+REPO_DIR = PLATFORM_DIR.parent
+BASE_DIR = PLATFORM_DIR
+
+env = Environment()
+
+try:
+    KOZYR_ENV = env.choice("KOZYR_ENV", "local", ("local", "production"))
+    PRODUCTION = KOZYR_ENV == "production"
+    VAR_DIR = Path(env.str("KOZYR_VAR_DIR", str(REPO_DIR / "var"))).resolve()
+    DEBUG = env.bool("DEBUG", False)
+    SECRET_KEY = env.str("SECRET_KEY", "")
+    if not SECRET_KEY:
+        if PRODUCTION:
+            raise SettingError("SECRET_KEY is required when KOZYR_ENV=production (50+ random characters)")
+        SECRET_KEY = local_secret_key(VAR_DIR)
+    elif PRODUCTION and len(SECRET_KEY) < 50:
+        raise SettingError("SECRET_KEY: expected at least 50 characters in production")
+    ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", [] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"])
+    if PRODUCTION and not ALLOWED_HOSTS:
+        raise SettingError("ALLOWED_HOSTS is required when KOZYR_ENV=production (comma-separated host names)")
+    CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", [])
+    DATABASES = {"default": env.database("DATABASE_URL", f"sqlite:///{VAR_DIR / 'kozyr.sqlite3'}")}
+    CELERY_BROKER_URL = env.broker("CELERY_BROKER_URL", "filesystem://")
+    MEDIA_ROOT = Path(env.str("MEDIA_ROOT", str(VAR_DIR / "media"))).resolve()
+    S3_BUCKET = env.str("S3_BUCKET", "")
+    S3_ENDPOINT_URL = env.str("S3_ENDPOINT_URL", "")
+    SANDBOX_BACKEND = env.choice("SANDBOX_BACKEND", "bwrap", ("bwrap", "docker", "unsafe"))
+    # A worker refuses to play when the sandbox runs with weakened limits (no per-bot uids or cgroups),
+    # unless the operator accepts that here.
+    SANDBOX_ALLOW_WEAK = env.bool("KOZYR_SANDBOX_ALLOW_WEAK", not PRODUCTION)
+    WORKER_CACHE_MB = env.int("KOZYR_WORKER_CACHE_MB", 512, 16, 1_000_000)
+    UPLOAD_MAX_MB = env.int("KOZYR_UPLOAD_MAX_MB", 8, 1, 512)
+    LEASE_SECONDS = env.int("KOZYR_LEASE_SECONDS", 60, 5, 3600)
+    MAX_ATTEMPTS = env.int("KOZYR_MAX_ATTEMPTS", 3, 1, 20)
+    LADDER_QUEUE_DEPTH = env.int("KOZYR_LADDER_QUEUE_DEPTH", 4, 0, 10_000)
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", PRODUCTION)
+    USE_X_FORWARDED_PROTO = env.bool("KOZYR_BEHIND_PROXY", PRODUCTION)
+    for name in env.unknown():
+        raise SettingError(f"{name}: unknown setting (known KOZYR_* settings: "
+                           f"{', '.join(sorted(k for k in env.read if k.startswith('KOZYR_')))})")
+except SettingError as error:
+    stop(error)
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+    # WAL lets the web server read while a worker writes; IMMEDIATE transactions and a busy timeout make
+    # concurrent writers wait for each other instead of failing with "database is locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    }
+else:
+    DATABASES["default"]["CONN_MAX_AGE"] = 60
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "knox",
+    "accounts",
+    "bots",
+    "matches",
+    "web",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+TEMPLATES = [{
+    "BACKEND": "django.template.backends.django.DjangoTemplates",
+    "DIRS": [PLATFORM_DIR / "web" / "templates"],
+    "APP_DIRS": True,
+    "OPTIONS": {"context_processors": [
+        "django.template.context_processors.request",
+        "django.contrib.auth.context_processors.auth",
+        "django.contrib.messages.context_processors.messages",
+    ]},
+}]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_URL = "/media/"
+if S3_BUCKET:
+    try:
+        import boto3  # noqa: F401
+    except ImportError:
+        stop(SettingError("S3_BUCKET is set but boto3 is not installed (pip install boto3)"))
+    _media = {"BACKEND": "storages.backends.s3.S3Storage",
+              "OPTIONS": {"bucket_name": S3_BUCKET, "endpoint_url": S3_ENDPOINT_URL or None,
+                          "default_acl": "private", "querystring_auth": True, "file_overwrite": False}}
+else:
+    _media = {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": MEDIA_ROOT}}
+STORAGES = {
+    "default": _media,
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage" if PRODUCTION
+                    else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+# Uploads: Django refuses bodies above this before any view runs (the bot archive limit plus form fields).
+DATA_UPLOAD_MAX_MEMORY_SIZE = (UPLOAD_MAX_MB + 1) * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+
+if PRODUCTION:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = 31_536_000
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    SECURE_REFERRER_POLICY = "same-origin"
+if USE_X_FORWARDED_PROTO:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.auth.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend",
+                                "rest_framework.filters.OrderingFilter"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {"login": "10/min", "upload": "20/hour", "write": "120/min", "challenge": "30/hour"},
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Kozyr API",
+    "DESCRIPTION": "Bots, versions, matches, ratings and tournaments of the Kozyr card-game bot platform. "
+                   "Every error has the shape {\"error\": {\"code\", \"message\", \"fields\"}}.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # served from our own static files: the site works offline (no CDN)
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+KNOX_TOKEN_MODEL = "accounts.ApiToken"
+REST_KNOX = {"TOKEN_MODEL": "accounts.ApiToken", "TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token",
+             "TOKEN_PREFIX": "kz_", "AUTO_REFRESH": False}
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # Throttle counters must be shared by every web process; Redis is there whenever it is the broker.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CELERY_BROKER_URL}}
+
+from config.celery_settings import *  # noqa: E402,F403  (Celery's settings read the values above)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": "INFO"},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

@@ -1,0 +1,14 @@
+"""Settings for the test suite: the real PostgreSQL, an in-memory broker (tests call tasks directly; the
+end-to-end tests start real workers on Redis), and a private var/ per test run."""
+
+import os
+import tempfile
+
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kozyr")
+os.environ.setdefault("CELERY_BROKER_URL", "memory://")
+os.environ.setdefault("KOZYR_VAR_DIR", tempfile.mkdtemp(prefix="kozyr-test-var-"))
+os.environ.setdefault("KOZYR_SANDBOX_ALLOW_WEAK", "true")
+
+from config.settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast; the real hasher is not under test

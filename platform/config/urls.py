@@ -1,0 +1,42 @@
+from accounts import api as accounts_api
+from bots import api as bots_api
+from bots import games_api
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from matches import api as matches_api
+
+api_v1 = [
+    path("games/", games_api.GameListView.as_view(), name="api-games"),
+    path("presets/", games_api.PresetListView.as_view(), name="api-presets"),
+    path("presets/<str:name>/", games_api.PresetDetailView.as_view(), name="api-preset"),
+    path("me/", accounts_api.MeView.as_view(), name="api-me"),
+    path("auth/token/", accounts_api.TokenLoginView.as_view(), name="api-login"),
+    path("tokens/", accounts_api.TokenListView.as_view(), name="api-tokens"),
+    path("tokens/<str:public_id>/", accounts_api.TokenDetailView.as_view(), name="api-token"),
+    path("bots/", bots_api.BotListView.as_view(), name="api-bots"),
+    path("bots/<str:name>/", bots_api.BotDetailView.as_view(), name="api-bot"),
+    path("bots/<str:name>/versions/", bots_api.VersionListView.as_view(), name="api-versions"),
+    path("bots/<str:name>/versions/<int:number>/", bots_api.VersionDetailView.as_view(), name="api-version"),
+    path("bots/<str:name>/versions/<int:number>/retire/", bots_api.VersionRetireView.as_view(),
+         name="api-version-retire"),
+    path("bots/<str:name>/versions/<int:number>/download/", bots_api.VersionDownloadView.as_view(),
+         name="api-version-download"),
+    path("matches/", matches_api.MatchListView.as_view(), name="api-matches"),
+    path("matches/<int:pk>/", matches_api.MatchDetailView.as_view(), name="api-match"),
+    path("matches/<int:pk>/replay/", matches_api.ReplayView.as_view(), name="api-replay"),
+    path("matches/<int:pk>/seats/<int:seat>/log/", matches_api.SeatLogView.as_view(), name="api-seat-log"),
+    path("challenges/", matches_api.ChallengeView.as_view(), name="api-challenges"),
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("admin/", admin.site.urls),
+    path("", include("web.urls")),
+]
+
+handler404 = "web.views.not_found"
+handler500 = "web.views.server_error"

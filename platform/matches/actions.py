@@ -1,0 +1,262 @@
+"""Everything that changes a match row: creating, publishing, claiming, renewing, finishing, recovering.
+
+Invariants (docs/matches.md; each has a test in tests/platform/matches/):
+- A match is played only by the holder of its lease: ``claim`` is a conditional update queued → running.
+- A result is written once: ``finish`` writes it in one transaction, only while the caller still holds the
+  lease, together with the seats, the replay reference and every hook (validation, ratings, tournaments).
+- Nothing a crash interrupts is lost: an expired lease goes back to the queue (after MAX_ATTEMPTS: failed,
+  with no rating effect), and a queued match whose message was lost is published again.
+- An infrastructure failure (the sandbox could not start, a worker lost its lease) never counts against a bot.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import uuid
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from bots.models import BotVersion
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from arena import protocol
+from arena.referee import TimeControl
+from arena.runner import rotations, seat_assignment
+from matches.models import Match, Seat
+
+log = logging.getLogger(__name__)
+
+REPUBLISH_AFTER = timedelta(seconds=120)  # a queued match whose message is older than this is sent again
+STANDARD_TIME = TimeControl()
+
+
+def new_base_seed() -> int:
+    """From a CSPRNG: nobody can predict the deal of a future match. 63 bits fit a signed bigint."""
+    return secrets.randbits(63)
+
+
+def layout(preset: str, overrides: dict[str, Any]) -> tuple[int, list[list[int]]]:
+    from arena.games import new_match, resolve
+
+    _, rules = resolve(preset, overrides)
+    probe = new_match(rules, 0)
+    return probe.num_seats, probe.outcome()["teams"]
+
+
+def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion], overrides: dict | None = None,
+                 ranked: bool = False, base_seed: int | None = None, duplicate_set: uuid.UUID | None = None,
+                 rotation: int = 0, requested_by=None, time_control: TimeControl | None = None) -> Match:
+    """One queued match, published to its queue when the surrounding transaction commits."""
+    from arena.games import resolve
+
+    game, _ = resolve(preset, overrides or {})
+    control = time_control or STANDARD_TIME
+    with transaction.atomic():
+        match = Match.objects.create(
+            kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked,
+            base_seed=new_base_seed() if base_seed is None else base_seed,
+            duplicate_set=duplicate_set or uuid.uuid4(), rotation=rotation, requested_by=requested_by,
+            time_control=control.to_dict(), published_at=timezone.now())
+        Seat.objects.bulk_create([Seat(match=match, seat=i, version=v) for i, v in enumerate(seat_versions)])
+        publish_on_commit(match)
+    return match
+
+
+def create_duplicate_set(*, kind: str, preset: str, versions: Sequence[BotVersion], overrides: dict | None = None,
+                         ranked: bool = False, requested_by=None, time_control: TimeControl | None = None
+                         ) -> list[Match]:
+    """Every distinct rotation of the seats over one deal (one version per seat, or one per team)."""
+    seats, teams = layout(preset, overrides or {})
+    base = seat_assignment(list(versions), seats, teams)
+    base_seed, set_id = new_base_seed(), uuid.uuid4()
+    played: set[tuple[int, ...]] = set()
+    matches = []
+    with transaction.atomic():
+        for r in range(rotations(seats, True)):
+            seat_versions = [base[(s - r) % seats] for s in range(seats)]
+            key = tuple(v.pk for v in seat_versions)
+            if key in played:
+                continue
+            played.add(key)
+            matches.append(create_match(kind=kind, preset=preset, seat_versions=seat_versions, overrides=overrides,
+                                        ranked=ranked, base_seed=base_seed, duplicate_set=set_id, rotation=r,
+                                        requested_by=requested_by, time_control=time_control))
+    return matches
+
+
+def publish_on_commit(match: Match) -> None:
+    match_id, queue = match.pk, match.queue
+    transaction.on_commit(lambda: publish(match_id, queue))
+
+
+def publish(match_id: int, queue: str) -> None:
+    from matches.tasks import play_match
+
+    try:
+        play_match.apply_async((match_id,), queue=queue)
+    except Exception as err:  # the broker is down: the row stays queued and recover_matches sends it again
+        log.warning("could not publish match %s (%s); it will be published again", match_id, err)
+
+
+def lease_expiry():
+    return timezone.now() + timedelta(seconds=settings.LEASE_SECONDS)
+
+
+def claim(match_id: int, owner: str) -> Match | None:
+    """Take the match if it is still queued. Exactly one caller can win."""
+    now = timezone.now()
+    won = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
+        status=Match.Status.RUNNING, lease_owner=owner, lease_expires=lease_expiry(), attempts=F("attempts") + 1,
+        started=now)
+    return Match.objects.get(pk=match_id) if won else None
+
+
+def renew(match_id: int, owner: str) -> bool:
+    return bool(Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_owner=owner)
+                .update(lease_expires=lease_expiry()))
+
+
+def _locked_if_held(match_id: int, owner: str) -> Match | None:
+    return (Match.objects.select_for_update()
+            .filter(pk=match_id, status=Match.Status.RUNNING, lease_owner=owner).first())
+
+
+def finish(match_id: int, owner: str, result: dict[str, Any], replay_sha256: str, replay_size: int,
+           logs: dict[int, tuple[str, int]]) -> bool:
+    """Record a played match — result, seats, replay, hooks — in one transaction, if ``owner`` still holds
+    the lease. Returns False (and changes nothing) for a duplicate or late delivery."""
+    with transaction.atomic():
+        match = _locked_if_held(match_id, owner)
+        if match is None:
+            return False
+        seats = {s.seat: s for s in Seat.objects.select_for_update().filter(match=match).select_related("version")}
+        points = result.get("points") or []
+        for row in result["seats"]:
+            seat = seats[row["seat"]]
+            seat.verdict = row["verdict"]
+            seat.code = row.get("code") or ""
+            seat.detail = row.get("detail") or ""
+            seat.rank = result["ranks"][row["seat"]]
+            seat.score = points[row["seat"]] if row["seat"] < len(points) else None
+            seat.decisions = row.get("decisions", 0)
+            seat.resources = row.get("resources")
+            seat.log_sha256, seat.log_size = logs.get(row["seat"], ("", 0))
+        Seat.objects.bulk_update(seats.values(), ["verdict", "code", "detail", "rank", "score", "decisions",
+                                                  "resources", "log_sha256", "log_size"])
+        match.status = Match.Status.FINISHED
+        match.result = {k: v for k, v in result.items() if k != "seats"}
+        match.replay_sha256, match.replay_size = replay_sha256, replay_size
+        match.finished = timezone.now()
+        match.lease_owner, match.lease_expires = "", None
+        match.save(update_fields=["status", "result", "replay_sha256", "replay_size", "finished", "lease_owner",
+                                  "lease_expires"])
+        run_finish_hooks(match, list(seats.values()))
+    return True
+
+
+def run_finish_hooks(match: Match, seats: list[Seat]) -> None:
+    """Everything that follows from a result, inside the transaction that records it."""
+    from bots.actions import finish_validation
+
+    if match.kind == Match.Kind.VALIDATION:
+        finish_validation(match, seats)
+    for hook in FINISH_HOOKS:
+        hook(match, seats)
+
+
+# Other apps (ratings, tournaments, the ladder's suspension rule) append here at import time.
+FINISH_HOOKS: list = []
+
+
+def release(match_id: int, owner: str, reason: str) -> bool:
+    """Give the match back after an infrastructure failure: queued again, or failed after MAX_ATTEMPTS."""
+    with transaction.atomic():
+        match = _locked_if_held(match_id, owner)
+        if match is None:
+            return False
+        _requeue_or_fail(match, reason)
+    return True
+
+
+def _requeue_or_fail(match: Match, reason: str) -> None:
+    match.lease_owner, match.lease_expires = "", None
+    match.failure = reason[:2000]
+    if match.attempts >= settings.MAX_ATTEMPTS:
+        match.status = Match.Status.FAILED
+        match.finished = timezone.now()
+        match.save(update_fields=["status", "finished", "lease_owner", "lease_expires", "failure"])
+        run_failure_hooks(match)
+    else:
+        match.status = Match.Status.QUEUED
+        match.published_at = timezone.now()
+        match.save(update_fields=["status", "lease_owner", "lease_expires", "failure", "published_at"])
+        publish_on_commit(match)
+
+
+def run_failure_hooks(match: Match) -> None:
+    from bots.actions import fail_validation
+
+    if match.kind == Match.Kind.VALIDATION:
+        fail_validation(match)
+    for hook in FAILURE_HOOKS:
+        hook(match)
+
+
+FAILURE_HOOKS: list = []
+
+
+def recover_expired_leases() -> int:
+    """Matches whose worker died (its lease ran out) go back to the queue."""
+    count = 0
+    stale = Match.objects.filter(status=Match.Status.RUNNING, lease_expires__lt=timezone.now()).values_list("pk",
+                                                                                                          flat=True)
+    for match_id in list(stale[:500]):
+        with transaction.atomic():
+            match = (Match.objects.select_for_update(skip_locked=True)
+                     .filter(pk=match_id, status=Match.Status.RUNNING, lease_expires__lt=timezone.now()).first())
+            if match is None:
+                continue
+            _requeue_or_fail(match, f"attempt {match.attempts}: the worker {match.lease_owner} stopped renewing "
+                                    f"its lease (killed or cut off)")
+            count += 1
+    return count
+
+
+def republish_lost() -> int:
+    """Queued matches whose message may have been lost (a broker restarted without persistence)."""
+    cutoff = timezone.now() - REPUBLISH_AFTER
+    ids = list(Match.objects.filter(status=Match.Status.QUEUED, published_at__lt=cutoff)
+               .values_list("pk", "kind")[:1000])
+    for match_id, kind in ids:
+        if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, published_at__lt=cutoff).update(
+                published_at=timezone.now()):
+            publish(match_id, kind)
+    return len(ids)
+
+
+def cancel(match: Match, reason: str) -> bool:
+    return bool(Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED).update(
+        status=Match.Status.CANCELLED, failure=reason, finished=timezone.now()))
+
+
+def is_infrastructure_failure(result: dict[str, Any]) -> str | None:
+    """A result that is nobody's fault: replay the match rather than score it. Returns the reason."""
+    if result.get("ended_by") in INFRASTRUCTURE_ENDINGS:
+        return f"the match ended by {result['ended_by']}"
+    for seat in result["seats"]:
+        if seat["verdict"] == protocol.SANDBOX_FAILURE:
+            # Uploads are checked before they are stored, so a sandbox that cannot start a bot is the
+            # machine's fault, not the bot's.
+            return f"seat {seat['seat']}: the sandbox could not start the bot ({seat.get('detail', '')[:300]})"
+        if seat["verdict"] in INFRASTRUCTURE_VERDICTS:
+            return f"seat {seat['seat']}: {seat['verdict']} ({seat.get('detail', '')[:300]})"
+    return None
+
+
+INFRASTRUCTURE_ENDINGS: set[str] = set()
+INFRASTRUCTURE_VERDICTS: set[str] = set()

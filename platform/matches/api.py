@@ -1,0 +1,155 @@
+"""The API of matches: list and filter, detail with seats and verdicts, replay, private logs, challenges."""
+
+from __future__ import annotations
+
+import django_filters
+from bots import blobs
+from bots.access import access_bot, can_see_private
+from bots.api import reject_unknown_fields
+from django.db.models import Prefetch
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from matches.challenges import ChallengeError, do_challenge
+from matches.models import Match, Seat
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    bot = serializers.CharField(source="version.bot.name", read_only=True)
+    version = serializers.IntegerField(source="version.number", read_only=True)
+    has_log = serializers.SerializerMethodField(help_text="the bot's stderr is stored (its owner may download it)")
+
+    class Meta:
+        model = Seat
+        fields = ["seat", "bot", "version", "verdict", "code", "detail", "rank", "score", "decisions", "resources",
+                  "has_log"]
+        read_only_fields = fields
+
+    def get_has_log(self, seat: Seat) -> bool:
+        return bool(seat.log_sha256)
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    seats = SeatSerializer(many=True, read_only=True)
+    seed = serializers.SerializerMethodField()
+    reproduce = serializers.SerializerMethodField(help_text="the arena play command that replays this match")
+
+    class Meta:
+        model = Match
+        fields = ["id", "kind", "status", "ranked", "game", "preset", "overrides", "time_control", "base_seed",
+                  "seed", "duplicate_set", "rotation", "attempts", "created", "started", "finished", "result",
+                  "replay_size", "failure", "seats", "reproduce"]
+        read_only_fields = fields
+
+    def get_seed(self, match: Match) -> str:
+        return str(match.seed)  # a u64: as text, since JSON numbers above 2**53 lose digits in browsers
+
+    def get_reproduce(self, match: Match) -> str:
+        from matches.reproduce import reproduce_command
+
+        return reproduce_command(match)
+
+
+class MatchFilter(django_filters.FilterSet):
+    bot = django_filters.CharFilter(method="filter_bot")
+    version = django_filters.NumberFilter(method="filter_version", help_text="with bot: that bot's version number")
+    since = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="gte")
+    until = django_filters.IsoDateTimeFilter(field_name="created", lookup_expr="lt")
+
+    class Meta:
+        model = Match
+        fields = ["kind", "status", "preset", "game", "ranked", "bot", "version", "since", "until", "duplicate_set"]
+
+    def filter_bot(self, queryset, name, value):
+        return queryset.filter(seats__version__bot__name__iexact=value).distinct()
+
+    def filter_version(self, queryset, name, value):
+        return queryset.filter(seats__version__number=value).distinct()
+
+
+def match_queryset():
+    seats = Seat.objects.select_related("version__bot").order_by("seat")
+    return Match.objects.prefetch_related(Prefetch("seats", queryset=seats))
+
+
+@extend_schema(summary="List matches (filter by bot, version, preset, kind, status, date)")
+class MatchListView(generics.ListAPIView):
+    serializer_class = MatchSerializer
+    permission_classes = [AllowAny]
+    filterset_class = MatchFilter
+    ordering_fields = ["created", "finished", "id"]
+    ordering = ["-id"]
+
+    def get_queryset(self):
+        return match_queryset()
+
+
+class MatchDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=MatchSerializer, summary="A match with its seats and verdicts")
+    def get(self, request, pk: int):
+        match = match_queryset().filter(pk=pk).first()
+        if match is None:
+            raise NotFound("no such match")
+        return Response(MatchSerializer(match).data)
+
+
+class ReplayView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "application/gzip"): OpenApiTypes.BINARY},
+                   summary="The replay (gzip JSON; `arena replay FILE` verifies and narrates it)")
+    def get(self, request, pk: int):
+        match = Match.objects.filter(pk=pk, status=Match.Status.FINISHED).first()
+        if match is None or not match.replay_sha256:
+            raise NotFound("no replay for this match")
+        response = HttpResponse(blobs.get("replays", match.replay_sha256), content_type="application/gzip")
+        response["Content-Disposition"] = f'attachment; filename="{match.preset}-{match.pk}.json.gz"'
+        return response
+
+
+class SeatLogView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR},
+                   summary="A seat's stderr (the bot's owner and staff only; 404 for everyone else)")
+    def get(self, request, pk: int, seat: int):
+        row = Seat.objects.select_related("version__bot").filter(match_id=pk, seat=seat).first()
+        if row is None or not can_see_private(request.user, row.version.bot) or not row.log_sha256:
+            raise NotFound("no such log")
+        return HttpResponse(blobs.get("logs", row.log_sha256), content_type="text/plain; charset=utf-8")
+
+
+class ChallengeSerializer(serializers.Serializer):
+    bot = serializers.CharField(max_length=40, help_text="one of your bots")
+    opponent = serializers.CharField(max_length=40, help_text="any public bot of the same game")
+    preset = serializers.CharField(max_length=40, required=False, help_text="default: the game's first preset")
+
+
+class ChallengeView(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "challenge"
+
+    @extend_schema(request=ChallengeSerializer, responses={201: MatchSerializer(many=True)},
+                   summary="Challenge: an unranked duplicate set between your bot and another")
+    def post(self, request):
+        reject_unknown_fields(ChallengeSerializer, request.data)
+        form = ChallengeSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        mine = access_bot(request.user, form.validated_data["bot"], for_change=True)
+        other = access_bot(request.user, form.validated_data["opponent"])
+        try:
+            matches = do_challenge(request.user, mine, other, form.validated_data.get("preset"))
+        except ChallengeError as err:
+            raise ValidationError({err.field: [str(err)]}) from None
+        fresh = match_queryset().filter(pk__in=[m.pk for m in matches]).order_by("rotation")
+        return Response(MatchSerializer(fresh, many=True).data, status=status.HTTP_201_CREATED)

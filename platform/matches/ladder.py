@@ -1,0 +1,115 @@
+"""The continuous ladder: keep a few ranked duplicate sets queued per preset, fairly shared.
+
+Matchmaking, in order: versions still in placement (fewer than PLACEMENT_GAMES ranked games) first, then
+the bots with the fewest ranked games in the last day; opponents are the distinct bots closest in live
+rating (random among equals, and random when no rating exists yet); never a bot against itself. Tables of
+3–6 seats are filled with distinct bots, one per team in team presets. The unit is a duplicate set (every
+distinct rotation of one deal), so card luck cancels.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import timedelta
+
+from bots.models import Bot, BotVersion
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from arena import protocol
+from arena.games import all_presets
+from matches.actions import FINISH_HOOKS, create_duplicate_set, layout
+from matches.models import Match, Seat
+
+PLACEMENT_GAMES = 10
+RECENT = timedelta(days=1)
+SUSPEND_AFTER = 5  # consecutive ladder matches crashed or timed out
+FAULT_VERDICTS = (protocol.CRASH, protocol.TIMEOUT)
+
+# ratings sets this to a function (version_ids, preset) -> {version_id: live rating on the Elo scale}.
+live_ratings: Callable[[list[int], str], dict[int, float]] = lambda version_ids, preset: {}  # noqa: E731
+
+
+def eligible_bots(preset: str) -> list[Bot]:
+    game = all_presets()[preset][0]
+    bots = (Bot.objects.filter(game=game, active=True, suspended_reason="", owner__is_active=True,
+                               current_version__status=BotVersion.Status.READY, current_version__retired=False)
+            .select_related("current_version"))
+    return [b for b in bots if not b.presets or preset in b.presets]
+
+
+def ranked_counts(version_ids: list[int], preset: str, since=None) -> dict[int, int]:
+    seats = Seat.objects.filter(version_id__in=version_ids, match__ranked=True, match__preset=preset).exclude(
+        match__status__in=[Match.Status.FAILED, Match.Status.CANCELLED])
+    if since is not None:
+        seats = seats.filter(match__created__gte=since)
+    return dict(seats.values_list("version_id").annotate(n=Count("match_id", distinct=True)))
+
+
+def pick_table(preset: str, sides: int, rng: random.Random) -> list[BotVersion] | None:
+    """One version per side for the next ranked set of ``preset``, or None when too few bots play it."""
+    bots = eligible_bots(preset)
+    if len(bots) < sides:
+        return None
+    versions = [b.current_version for b in bots]
+    ids = [v.pk for v in versions]
+    total = ranked_counts(ids, preset)
+    recent = ranked_counts(ids, preset, since=timezone.now() - RECENT)
+    noise = {v.pk: rng.random() for v in versions}
+    first = min(versions, key=lambda v: (total.get(v.pk, 0) >= PLACEMENT_GAMES, recent.get(v.pk, 0), noise[v.pk]))
+    ratings = live_ratings(ids, preset)
+    anchor = ratings.get(first.pk)
+    others = [v for v in versions if v.bot_id != first.bot_id]
+    if anchor is None:
+        others.sort(key=lambda v: (recent.get(v.pk, 0), noise[v.pk]))
+    else:
+        others.sort(key=lambda v: (abs(ratings.get(v.pk, anchor) - anchor), recent.get(v.pk, 0), noise[v.pk]))
+    return [first, *others[: sides - 1]]
+
+
+def fill_ladder(rng: random.Random | None = None) -> int:
+    """Queue ranked sets until every preset with enough bots has LADDER_QUEUE_DEPTH matches waiting."""
+    rng = rng or random.Random()
+    depth = settings.LADDER_QUEUE_DEPTH
+    created = 0
+    for preset in all_presets():
+        waiting = Match.objects.filter(kind=Match.Kind.LADDER, preset=preset,
+                                       status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
+        _, teams = layout(preset, {})
+        guard = 0
+        while waiting < depth and guard < depth:
+            guard += 1
+            table = pick_table(preset, len(teams), rng)
+            if table is None:
+                break
+            with transaction.atomic():
+                made = create_duplicate_set(kind=Match.Kind.LADDER, preset=preset, versions=table, ranked=True)
+            waiting += len(made)
+            created += len(made)
+    return created
+
+
+def suspend_failing_bots(match: Match, seats: list[Seat]) -> None:
+    """After a ladder match: a version that crashed or timed out SUSPEND_AFTER ladder matches in a row is
+    taken off the ladder (its owner sees why on the bot's page and in the API)."""
+    if match.kind != Match.Kind.LADDER:
+        return
+    for seat in seats:
+        if seat.verdict not in FAULT_VERDICTS:
+            continue
+        last = list(Seat.objects.filter(version_id=seat.version_id, match__kind=Match.Kind.LADDER,
+                                         match__status=Match.Status.FINISHED)
+                    .exclude(match_id=match.pk).order_by("-match__finished")
+                    .values_list("verdict", "code")[: SUSPEND_AFTER - 1])
+        if len(last) == SUSPEND_AFTER - 1 and all(v in FAULT_VERDICTS for v, _ in last):
+            reason = (f"suspended from the ladder: version v{seat.version.number} ended {SUSPEND_AFTER} ladder "
+                      f"matches in a row by {seat.verdict} (last: {seat.code}: {seat.detail[:200]}); upload a "
+                      f"fixed version to return")
+            Bot.objects.filter(pk=seat.version.bot_id, suspended_reason="").filter(~Q(owner__username="kozyr")) \
+                .update(suspended_reason=reason, suspended_by="ladder")
+
+
+FINISH_HOOKS.append(suspend_failing_bots)

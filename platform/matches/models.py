@@ -1,0 +1,105 @@
+"""Matches: the database row is the truth, the broker's message only a wake-up call.
+
+Life cycle: queued → running → finished | failed | cancelled. A worker claims a queued match with a
+conditional update that takes a lease (owner, expiry), renews the lease while playing, and may write the
+result only while it still holds the lease. See docs/matches.md for the invariants and their tests.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from arena.cards import derive_seed
+
+
+class Match(models.Model):
+    class Kind(models.TextChoices):
+        VALIDATION = "validation"
+        LADDER = "ladder"
+        CHALLENGE = "challenge"
+        TOURNAMENT = "tournament"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    ranked = models.BooleanField(default=False, help_text="counts for ratings (ladder matches)")
+    game = models.CharField(max_length=16)
+    preset = models.CharField(max_length=40)
+    overrides = models.JSONField(default=dict, blank=True, help_text="rule options changed from the preset")
+    time_control = models.JSONField(default=dict)
+    # The deal comes from derive_seed(base_seed, 0), exactly as `arena play --seed BASE_SEED` game 0. Every
+    # rotation of the seats over one deal shares duplicate_set and base_seed: the unit of fair play.
+    base_seed = models.BigIntegerField()
+    duplicate_set = models.UUIDField(default=uuid.uuid4, db_index=True)
+    rotation = models.PositiveSmallIntegerField(default=0)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="requested_matches")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_owner = models.CharField(max_length=120, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(default=timezone.now, db_index=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    replay_sha256 = models.CharField(max_length=64, blank=True)
+    replay_size = models.PositiveIntegerField(default=0)
+    failure = models.TextField(blank=True, help_text="why the match failed or was retried (infrastructure)")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["status", "lease_expires"], name="match_lease_idx"),
+            models.Index(fields=["status", "published_at"], name="match_publish_idx"),
+            models.Index(fields=["kind", "preset", "status"], name="match_kind_preset_idx"),
+            models.Index(fields=["-finished"], name="match_finished_idx"),
+        ]
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.kind} {self.preset}, {self.status})"
+
+    @property
+    def seed(self) -> int:
+        return derive_seed(self.base_seed, 0)
+
+    @property
+    def is_done(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED)
+
+    @property
+    def queue(self) -> str:
+        return self.kind
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="seats")
+    verdict = models.CharField(max_length=20, blank=True)
+    code = models.CharField(max_length=40, blank=True)
+    detail = models.TextField(blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True, help_text="the seat's points (or its team's)")
+    decisions = models.PositiveIntegerField(default=0)
+    resources = models.JSONField(null=True, blank=True)
+    # The bot's stderr (capped), private to the bot's owner.
+    log_sha256 = models.CharField(max_length=64, blank=True)
+    log_size = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="seat_unique")]
+        indexes = [models.Index(fields=["version", "match"], name="seat_version_idx")]
+        ordering = ["match", "seat"]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of match {self.match_id}"

@@ -1,0 +1,112 @@
+"""The worker's side of a match: fetch the bots, play through the local runner's code path, store the replay.
+
+A server match is the runner's ``MatchJob`` for game 0 of ``arena play --seed BASE_SEED``: the same staging,
+referee, engines, seeds and sandbox, so ``arena play`` reproduces it at home.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bots import blobs
+from bots.models import BotVersion
+from django.conf import settings
+
+from arena import replay as replays
+from arena.botspec import BotSpec, stage_bot
+from arena.referee import TimeControl
+from arena.runner import MatchJob, run_job
+from matches.models import Match
+
+LOG_LIMIT_BYTES = 64 * 1024  # the stderr kept per seat, for its owner
+
+
+def cache_dir() -> Path:
+    folder = settings.VAR_DIR / "cache" / "bots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def staged_version(version: BotVersion) -> BotSpec:
+    """The version as the runner wants it. External bots are fetched once per worker into a cache keyed by
+    their hash (verified on fetch), staged by the runner's own code and reused by later matches."""
+    if version.builtin:
+        return BotSpec(label=version.label, builtin=version.builtin)
+    target = cache_dir() / version.sha256
+    if not (target / ".ready").exists():
+        data = blobs.get("bots", version.sha256)  # raises BlobCorrupt when the bytes do not match the hash
+        scratch = Path(tempfile.mkdtemp(prefix=".staging-", dir=cache_dir()))
+        try:
+            source = scratch / version.filename
+            source.write_bytes(data)
+            stage_bot(source, scratch / "bot", label=version.label)
+            (scratch / "bot" / ".ready").touch()
+            with contextlib.suppress(OSError):  # another worker process staged the same hash first: use theirs
+                os.rename(scratch / "bot", target)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        evict_cache(keep=target)
+    os.utime(target / ".ready")  # least recently used goes first when the cache is full
+    return BotSpec(label=version.label, directory=str(target), command=tuple(version.entry), runtime=version.runtime)
+
+
+def evict_cache(keep: Path) -> None:
+    limit = settings.WORKER_CACHE_MB * 1024 * 1024
+    entries = []
+    total = 0
+    for entry in cache_dir().iterdir():
+        if entry.name.startswith(".") or not (entry / ".ready").exists():
+            continue
+        size = sum(f.stat().st_size for f in entry.rglob("*") if f.is_file() and not f.is_symlink())
+        entries.append(((entry / ".ready").stat().st_mtime, entry, size))
+        total += size
+    for _, entry, size in sorted(entries):
+        if total <= limit:
+            break
+        if entry != keep:
+            shutil.rmtree(entry, ignore_errors=True)
+            total -= size
+
+
+def job_for(match: Match) -> MatchJob:
+    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    return MatchJob(index=0, game_number=0, rotation=match.rotation, seed=match.seed, preset=match.preset,
+                    overrides=tuple(sorted(match.overrides.items())),
+                    seat_bots=tuple(staged_version(s.version) for s in seats),
+                    time_control=TimeControl(**match.time_control), sandbox=settings.SANDBOX_BACKEND)
+
+
+def play(match: Match) -> tuple[dict[str, Any], dict[str, Any]]:
+    started = time.monotonic()
+    result, replay = run_job(job_for(match))
+    result["wall_seconds"] = round(time.monotonic() - started, 3)
+    return result, replay
+
+
+def store_replay(replay: dict[str, Any]) -> tuple[str, int]:
+    """The replay in the local runner's format (gzip, zero timestamp): ``arena replay`` verifies it."""
+    data = gzip.compress(replays.dumps(replay), compresslevel=6, mtime=0)
+    return blobs.put("replays", data), len(data)
+
+
+def store_logs(result: dict[str, Any]) -> dict[int, tuple[str, int]]:
+    logs = {}
+    for seat in result["seats"]:
+        lines = seat.get("stderr_tail") or []
+        if not lines:
+            continue
+        data = "\n".join(lines).encode("utf-8", "replace")[-LOG_LIMIT_BYTES:]
+        logs[seat["seat"]] = (blobs.put("logs", data), len(data))
+    return logs
+
+
+def replay_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

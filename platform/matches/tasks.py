@@ -1,0 +1,133 @@
+"""Celery tasks. A message carries only a match id; the row decides whether there is anything to do."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import threading
+import uuid
+
+from celery import shared_task
+from django.conf import settings
+from django.db import close_old_connections, connection
+
+from matches import actions
+from matches.models import Match
+
+log = logging.getLogger(__name__)
+
+
+class LeaseKeeper(threading.Thread):
+    """Renews a match's lease while it is played; notices when the lease was lost."""
+
+    def __init__(self, match_id: int, owner: str):
+        super().__init__(name=f"lease-{match_id}", daemon=True)
+        self.match_id, self.owner = match_id, owner
+        self.stopped = threading.Event()
+        self.lost = False
+
+    def run(self) -> None:
+        interval = max(1.0, settings.LEASE_SECONDS / 3)
+        try:
+            while not self.stopped.wait(interval):
+                try:
+                    if not actions.renew(self.match_id, self.owner):
+                        self.lost = True
+                        return
+                except Exception as err:  # the database is briefly away: try again next time
+                    log.warning("could not renew the lease of match %s: %s", self.match_id, err)
+                    close_old_connections()
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=10)
+
+
+def lease_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def play_match(match_id: int) -> str:
+    from matches.play import play, store_logs, store_replay
+    from matches.signals import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem:
+        # A broken machine must not eat the queue: leave the match queued for a healthy worker and stop.
+        log.error("this worker cannot run sandboxes (%s); it stops taking matches", problem)
+        stop_this_worker()
+        return "worker-broken"
+    owner = lease_owner()
+    match = actions.claim(match_id, owner)
+    if match is None:
+        return "not-queued"  # a duplicate or late delivery: someone else has it, or it is done
+    keeper = LeaseKeeper(match_id, owner)
+    keeper.start()
+    try:
+        result, replay = play(match)
+    except Exception as err:
+        keeper.stop()
+        log.exception("match %s could not be played", match_id)
+        actions.release(match_id, owner, f"attempt {match.attempts}: the worker failed: {type(err).__name__}: {err}")
+        return "infrastructure"
+    keeper.stop()
+    if keeper.lost:
+        return "lease-lost"  # the match was given to another worker meanwhile; its result is the one kept
+    reason = actions.is_infrastructure_failure(result)
+    if reason:
+        actions.release(match_id, owner, f"attempt {match.attempts}: {reason}")
+        if "sandbox could not start" in reason:
+            stop_this_worker()
+        return "infrastructure"
+    replay_sha, replay_size = store_replay(replay)
+    logs = store_logs(result)
+    return "finished" if actions.finish(match_id, owner, result, replay_sha, replay_size, logs) else "lease-lost"
+
+
+def stop_this_worker() -> None:
+    """Warm shutdown of the worker this task runs in (its parent when the pool forks children)."""
+    if os.environ.get("KOZYR_WORKER_NO_SELF_STOP"):
+        return
+    target = os.getppid() if os.environ.get("KOZYR_WORKER_POOL", "prefork") == "prefork" else os.getpid()
+    with contextlib.suppress(OSError):
+        os.kill(target, signal.SIGTERM)
+
+
+@shared_task(ignore_result=True)
+def recover_matches() -> dict[str, int]:
+    """Beat: expired leases back to the queue, lost messages published again, orphan containers reaped."""
+    expired = actions.recover_expired_leases()
+    republished = actions.republish_lost()
+    reaped = reap_orphans()
+    return {"expired": expired, "republished": republished, "reaped": reaped}
+
+
+def reap_orphans() -> int:
+    if settings.SANDBOX_BACKEND != "docker":
+        return 0
+    try:
+        from sandbox.docker import reap_orphans as reap
+    except ImportError:
+        return 0
+    try:
+        found = reap()
+        return len(found) if isinstance(found, list) else int(found or 0)
+    except Exception as err:
+        log.warning("the container reaper failed: %s", err)
+        return 0
+
+
+@shared_task(ignore_result=True)
+def fill_ladder() -> int:
+    from matches.ladder import fill_ladder as fill
+
+    return fill()
+
+
+__all__ = ["Match", "fill_ladder", "play_match", "recover_matches"]

@@ -1,0 +1,20 @@
+from accounts.throttle import ThrottledLoginView
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from web import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("signup/", views.signup, name="signup"),
+    path("login/", ThrottledLoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("profile/", views.profile, name="profile"),
+    path("profile/tokens/<str:public_id>/revoke/", views.revoke_token, name="token-revoke"),
+    path("bots/", views.bot_list, name="bots"),
+    path("bots/new/", views.bot_new, name="bot-new"),
+    path("bots/<str:name>/", views.bot_detail, name="bot"),
+    path("matches/<int:pk>/", views.match_detail, name="match"),
+]

@@ -1,0 +1,157 @@
+"""Server-rendered pages. Thin: they call the same actions as the API."""
+
+from __future__ import annotations
+
+from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
+from accounts.models import ApiToken
+from bots.access import access_bot, can_see_private
+from bots.actions import BotError, do_create_bot, do_update_bot, do_upload_version
+from bots.models import Bot
+from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Prefetch
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+from matches.models import Match, Seat
+from matches.reproduce import reproduce_command
+
+from arena.games import GAME_MODULES, all_presets
+from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
+
+RECENT = 20
+
+
+def _recent_matches(queryset, limit=RECENT):
+    seats = Seat.objects.select_related("version__bot").order_by("seat")
+    return list(queryset.prefetch_related(Prefetch("seats", queryset=seats)).order_by("-id")[:limit])
+
+
+def home(request):
+    presets = all_presets()
+    games = [{"name": g, "presets": [p for p, (family, _) in presets.items() if family == g]} for g in GAME_MODULES]
+    return render(request, "web/home.html", {
+        "games": games,
+        "running": _recent_matches(Match.objects.filter(status=Match.Status.RUNNING), 10),
+        "finished": _recent_matches(Match.objects.filter(status=Match.Status.FINISHED), 10),
+    })
+
+
+def signup(request):
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}. Create your first bot below.")
+        return redirect("bot-new")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def profile(request):
+    form = NewTokenForm(request.POST or None)
+    new_token = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            _, new_token = do_create_token(request.user, form.cleaned_data["name"],
+                                               form.cleaned_data["expires_in_days"])
+        except TokenLimitReached as err:
+            form.add_error("name", str(err))
+        else:
+            form = NewTokenForm()
+    tokens = ApiToken.objects.filter(user=request.user)
+    bots = Bot.objects.filter(owner=request.user).select_related("current_version")
+    return render(request, "web/profile.html", {"form": form, "tokens": tokens, "new_token": new_token,
+                                                "bots": bots})
+
+
+@login_required
+@require_POST
+def revoke_token(request, public_id: str):
+    if not do_revoke_token(request.user, public_id):
+        raise Http404("no such token")
+    messages.success(request, "Token revoked.")
+    return redirect("profile")
+
+
+def bot_list(request):
+    bots = Bot.objects.select_related("owner", "current_version").order_by("game", "name")
+    game = request.GET.get("game")
+    if game in GAME_MODULES:
+        bots = bots.filter(game=game)
+    query = (request.GET.get("q") or "").strip()
+    if query:
+        bots = bots.filter(name__icontains=query)
+    return render(request, "web/bot_list.html", {"bots": bots[:500], "games": GAME_MODULES, "game": game,
+                                                 "q": query})
+
+
+def _store_upload(request, bot: Bot, uploaded, form) -> bool:
+    try:
+        data = read_limited(uploaded.chunks(), max_upload_bytes())
+        do_upload_version(bot, check_upload(uploaded.name, data))
+    except (UploadRejected, BotError) as err:
+        form.add_error("file", str(err))
+        return False
+    return True
+
+
+@login_required
+def bot_new(request):
+    form = NewBotForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            try:
+                bot = do_create_bot(request.user, game=form.cleaned_data["game"], name=form.cleaned_data["name"],
+                                    description=form.cleaned_data["description"])
+            except BotError as err:
+                form.add_error(err.field if err.field in form.fields else None, str(err))
+                bot = None
+            if bot is not None and not _store_upload(request, bot, form.cleaned_data["file"], form):
+                transaction.set_rollback(True)
+                bot = None
+        if bot is not None:
+            messages.success(request, "Uploaded. Your bot is playing its validation match now.")
+            return redirect("bot", name=bot.name)
+    return render(request, "web/bot_new.html", {"form": form})
+
+
+def bot_detail(request, name: str):
+    bot = access_bot(request.user, name)
+    owner_view = can_see_private(request.user, bot) and request.user.pk == bot.owner_id
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        if not owner_view:
+            raise Http404("no such bot")
+        if "deactivate" in request.POST or "activate" in request.POST:
+            do_update_bot(bot, active="activate" in request.POST)
+            return redirect("bot", name=bot.name)
+        if form.is_valid() and _store_upload(request, bot, form.cleaned_data["file"], form):
+            messages.success(request, "Uploaded. The new version is playing its validation match now.")
+            return redirect("bot", name=bot.name)
+    versions = list(bot.versions.select_related("validation_match").order_by("-number")[:50])
+    matches = _recent_matches(Match.objects.filter(seats__version__bot=bot).distinct())
+    return render(request, "web/bot_detail.html", {"bot": bot, "versions": versions, "matches": matches,
+                                                   "owner_view": can_see_private(request.user, bot),
+                                                   "can_upload": owner_view, "form": form})
+
+
+def match_detail(request, pk: int):
+    match = _recent_matches(Match.objects.filter(pk=pk), 1)
+    if not match:
+        raise Http404("no such match")
+    match = match[0]
+    seats = [{"row": s, "private": can_see_private(request.user, s.version.bot)} for s in match.seats.all()]
+    return render(request, "web/match_detail.html", {"match": match, "seats": seats,
+                                                     "reproduce": reproduce_command(match)})
+
+
+def not_found(request, exception=None):
+    return render(request, "404.html", status=404)
+
+
+def server_error(request):
+    return render(request, "500.html", status=500)
