@@ -10,19 +10,30 @@ from __future__ import annotations
 
 import copy
 import gzip
+import io
 import json
+import zlib
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from arena import protocol
 from arena.cards import MAX_SEED
 from arena.games import all_presets, load_game, new_match
 from arena.games.base import IllegalAction, RuleOptionError
-from arena.games.options import rules_to_dict
-from arena.referee import MALFORMED_ACTION_ERRORS, REPLAY_FORMAT, REPLAY_VERSION, final_ranks
+from arena.games.options import recorded_rules_match, rules_to_dict
+from arena.referee import MALFORMED_ACTION_ERRORS, REPLAY_FORMAT, REPLAY_VERSION, ended_by, final_ranks
 
 VERDICTS = (protocol.OK, protocol.TIMEOUT, protocol.CRASH, protocol.PROTOCOL_ERROR, protocol.ILLEGAL_ACTION,
-            protocol.SANDBOX_FAILURE)
+            protocol.SANDBOX_FAILURE, protocol.ABORTED)
+
+
+# Unpacked size: a Burraco match stopped at the 50,000-decision limit makes about 8 MiB, and parsing the
+# densest possible 32 MiB of JSON takes well under a gigabyte.
+MAX_REPLAY_BYTES = 32 * 1024 * 1024
+# A replay nests a few levels around a bot's action, which may itself nest protocol.MAX_DEPTH levels.
+MAX_REPLAY_DEPTH = protocol.MAX_DEPTH + 16
 
 
 class ReplayError(ValueError):
@@ -42,21 +53,30 @@ def save(replay: dict[str, Any], path: Path) -> None:
 
 
 def load(path: Path) -> dict[str, Any]:
+    """Read a replay file, refusing one that unpacks to more than MAX_REPLAY_BYTES or nests deeper than
+    MAX_REPLAY_DEPTH: the CLI reads any file, and a crafted one must not take gigabytes or the stack."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(MAX_REPLAY_BYTES + 1)
     except OSError as err:
         raise ReplayError(f"cannot read {path}: {err.strerror}") from None
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as err:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+                data = unpacked.read(MAX_REPLAY_BYTES + 1)  # stops at the cap, however well it compresses
+        except (OSError, EOFError, zlib.error) as err:
             raise ReplayError(f"{path} is a damaged gzip file: {err}") from None
+    if len(data) > MAX_REPLAY_BYTES:
+        raise ReplayError(f"{path} is larger than {MAX_REPLAY_BYTES // 2**20} MiB unpacked; no replay is that big")
     try:
-        replay = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        # orjson stops at 1,024 levels with an error instead of exhausting the stack as json.loads does
+        replay = orjson.loads(data)
+    except orjson.JSONDecodeError as err:
         raise ReplayError(f"{path} is not JSON: {err}") from None
     if not isinstance(replay, dict):
         raise ReplayError(f"{path}: a replay is a JSON object")
+    if protocol.depth_exceeds(replay, MAX_REPLAY_DEPTH):
+        raise ReplayError(f"{path}: lists and objects nest deeper than {MAX_REPLAY_DEPTH} levels; no replay does")
     return replay
 
 
@@ -82,7 +102,7 @@ def rebuild(replay: dict[str, Any]):
         rules = load_game(game).Rules(**recorded_rules)
     except (RuleOptionError, TypeError) as err:
         raise ReplayError(f"replay rules are invalid: {err}") from None
-    if rules_to_dict(rules) != recorded_rules:
+    if not recorded_rules_match(rules, recorded_rules):  # options added since are at their default
         raise ReplayError(f"replay rules are not every option as played: expected {rules_to_dict(rules)}")
     preset = _require(replay, "preset", str)
     known = all_presets().get(preset)
@@ -160,32 +180,29 @@ def _check_result(replay: dict[str, Any], state: Any, rejected: dict[str, Any] |
         if not isinstance(entry.get("bot"), str) or not isinstance(entry.get("name"), str):
             raise ReplayError(f"seat {entry['seat']} has no 'bot' and 'name' text")
     verdicts = _check_seats(replay, "verdicts", seats)
-    # The referee stops at the first failure: at most one seat forfeits, and once the match has begun it is
-    # the seat that was asked to move. An illegal action forfeits exactly when a rejected action is recorded.
-    forfeited = [v["seat"] for v in verdicts if v.get("verdict") != protocol.OK]
+    # The referee stops at the first failure: at most one seat forfeits (or is aborted), and once the match
+    # has begun it is the seat that was asked to move. An illegal action forfeits exactly when a rejected
+    # action is recorded.
+    stopped = [v["seat"] for v in verdicts if v.get("verdict") != protocol.OK]
     for v in verdicts:
         if v.get("verdict") not in VERDICTS:
             raise ReplayError(f"seat {v['seat']} has an unknown verdict {v.get('verdict')!r}")
-    if len(forfeited) > 1:
-        raise ReplayError(f"seats {forfeited} all forfeit, but a match stops at the first forfeit")
-    if forfeited and state.is_over():
-        raise ReplayError(f"seat {forfeited[0]} forfeits, but the match was played to its end")
-    if forfeited and replay["actions"] and forfeited[0] != state.to_move():
-        raise ReplayError(f"seat {forfeited[0]} forfeits, but seat {state.to_move()} was the one asked to move")
+    if len(stopped) > 1:
+        raise ReplayError(f"seats {stopped} all forfeit, but a match stops at the first forfeit")
+    if stopped and state.is_over():
+        raise ReplayError(f"seat {stopped[0]} forfeits, but the match was played to its end")
+    if stopped and replay["actions"] and stopped[0] != state.to_move():
+        raise ReplayError(f"seat {stopped[0]} forfeits, but seat {state.to_move()} was the one asked to move")
+    forfeited = [s for s in stopped if verdicts[s].get("verdict") != protocol.ABORTED]
     illegal = [v["seat"] for v in verdicts if v.get("verdict") == protocol.ILLEGAL_ACTION]
     if illegal != ([rejected["seat"]] if rejected is not None else []):
         raise ReplayError("the illegal-action verdicts and the recorded rejected action disagree")
     if rejected is not None and verdicts[rejected["seat"]].get("code") != rejected.get("rule"):
         raise ReplayError("the illegal-action verdict names another rule than the rejected action")
     ranks = final_ranks(outcome["ranks"], outcome["teams"], set(forfeited)) if forfeited else outcome["ranks"]
-    if forfeited:
-        ended_by = "forfeit"
-    elif state.is_over():
-        ended_by = "rules"
-    else:
-        ended_by = "decision-limit"
+    ended = ended_by([v["verdict"] for v in verdicts], state.is_over())
     expected = {"game": replay["game"], "preset": replay["preset"], "seed": replay["seed"],
-                "finished": ended_by == "rules", "ended_by": ended_by, "ranks": ranks, "points": outcome["points"],
+                "finished": ended == "rules", "ended_by": ended, "ranks": ranks, "points": outcome["points"],
                 "points_kind": outcome["points_kind"], "teams": outcome["teams"], "deals": len(outcome["deals"])}
     result = _require(replay, "result", dict)
     for key, value in expected.items():
@@ -228,6 +245,7 @@ def describe_event(event: dict[str, Any]) -> str:
 
 
 def narrate(replay: dict[str, Any], seat: int | None = None) -> list[str]:
+    """The match as readable lines, safe to print: every character that is not printable is escaped."""
     lines = [f"{replay['preset']} ({replay['game']}), seed {replay['seed']}"]
     for s in replay["seats"]:
         lines.append(f"  seat {s['seat']}: {s['bot']}" + (f" ({s['name']})" if s.get("name") else ""))
@@ -247,4 +265,6 @@ def narrate(replay: dict[str, Any], seat: int | None = None) -> list[str]:
     for v in replay["verdicts"]:
         if v["verdict"] != protocol.OK:
             lines.append(f"{'verdict':<12} seat {v['seat']}: {v['verdict']} ({v['code']}) {v['detail']}")
-    return lines
+    # Labels, names, verdict details and actions come from bots or from whoever wrote the file: a terminal
+    # must never receive their control characters (clear screen, window titles, clipboard writes).
+    return [protocol.printable(line) for line in lines]

@@ -17,11 +17,15 @@ Check = Callable[[Any], "str | None"]
 
 
 def option(default: Any, *, choices: tuple | None = None, between: tuple[int, int] | None = None,
-           check: Check | None = None, allowed: str | None = None, source: str = "", doc: str = ""):
+           check: Check | None = None, allowed: str | None = None, source: str = "", doc: str = "",
+           added_later: bool = False):
     """A rule option. ``choices``: the allowed values; ``between``: an inclusive int range; ``check``:
-    a function returning an error text for a bad value (then ``allowed`` describes good values)."""
+    a function returning an error text for a bad value (then ``allowed`` describes good values).
+    ``added_later``: the option was added after replays were first recorded and its default is the
+    engine's behaviour from before, so a replay that does not name it still verifies (see
+    :func:`recorded_rules_match`)."""
     meta = {"option": True, "choices": choices, "between": between, "check": check,
-            "allowed": allowed, "source": source, "doc": doc}
+            "allowed": allowed, "source": source, "doc": doc, "added_later": added_later}
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -113,3 +117,21 @@ def describe(rules) -> list[dict[str, Any]]:
     """One row per option with its value in ``rules``, what is allowed, its source and meaning."""
     return [{"name": f.name, "value": getattr(rules, f.name), "allowed": allowed_text(f),
              "source": f.metadata["source"], "doc": f.metadata["doc"]} for f in option_fields(type(rules))]
+
+
+def recorded_rules_match(rules, recorded: Mapping[str, Any]) -> bool:
+    """Do the recorded options name exactly these rules?
+
+    A replay names every option that existed when it was recorded. An option declared ``added_later`` may
+    be absent: its dataclass default is the engine's behaviour before the option existed (the presets
+    set RULES.md's defaults), so the replay re-runs with that default and still verifies. Every other
+    option must be named, with the value in force.
+    """
+    for f in option_fields(type(rules)):
+        value = getattr(rules, f.name)
+        if f.name in recorded:
+            if recorded[f.name] != value:
+                return False
+        elif not (f.metadata["added_later"] and value == f.default):
+            return False
+    return recorded.keys() <= {f.name for f in option_fields(type(rules))}

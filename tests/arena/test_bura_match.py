@@ -41,7 +41,7 @@ def test_sixty_sixty_scores_nothing_and_doubles_the_next_deal():
     state = last_trick("burkozel", [SIXTY_A, SIXTY_B], dealer=1)
     deal = state.outcome()["deals"][-1]
     assert (deal["penalties"], deal["winners"], deal["doubles_next"]) == ([0, 0], [], True)
-    assert state.observation(0)["multiplier"] == 2 and state.observation(0)["dealer"] == 1
+    assert state.observation(0)["multiplier"] == 2 and state.observation(0)["dealer"] == 0  # burkozel rotates
 
     doubled = last_trick("burkozel", [[*SIXTY_A, "AC", "TC"], ["KC", "KH", "QC", "JC", "QH", "JH"]], multiplier=2)
     deal = doubled.outcome()["deals"][-1]

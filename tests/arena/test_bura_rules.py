@@ -151,7 +151,7 @@ def test_molodka_gives_nothing_in_turn_and_a_short_hand_holds_no_combination():
 
 
 def test_equal_combinations_go_to_higher_cards_then_to_the_earlier_seat():
-    rules = dataclasses.replace(PRESETS["bura"], players=3)
+    rules = dataclasses.replace(PRESETS["bura"], players=3, combo_tie="higher_cards")
     hands = [["KH", "QH", "9H"], ["AS", "7S", "6S"], ["KD", "QD", "9D"]]
     assert winning_combination(hands, "C", rules, first=0).seat == 1  # the ace is the higher card
     hands[1] = ["8S", "7S", "6S"]

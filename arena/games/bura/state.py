@@ -15,7 +15,7 @@ from itertools import combinations
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import IllegalAction
 from arena.games.bura import scoring, views
-from arena.games.bura.combos import INSTANT_WIN, winning_combination
+from arena.games.bura.combos import INSTANT_WIN, resolve_combinations
 from arena.games.bura.ranking import card_sort_key, pairing, points, sort_cards
 from arena.games.bura.rules import Rules
 
@@ -83,9 +83,13 @@ class BuraMatch:
         # known_down[viewer][owner]: the face-down cards of owner's pile that viewer may see, in card order
         self.known_down: list[list[list[str]]] = [[[] for _ in range(n)] for _ in range(n)]
         self.announced: list[dict] = []
+        self.tricks_won = [0] * n  # per seat, for no_trick_penalty
+        # out_of_turn_lead=whole_hand: (holder, cards) the holder must lead at the next trick
+        self.forced_lead: tuple[int, tuple[str, ...]] | None = None
         self.leader = 0
+        self.trick_leader = 0  # the leader of the trick just taken (next_lead=rotate, draw_first=leader)
         self.leader_limit = 0  # lead_limit(leader), fixed from the start of a trick until the lead
-        self.trick_plays: list[tuple[int, tuple[str, ...], bool]] = []
+        self.trick_plays: list[tuple[int, tuple[str, ...], tuple[str, ...]]] = []  # seat, set, its face-down cards
         self.best_seat = 0
         self.best_cards: tuple[str, ...] = ()
         self.responders: list[int] = []
@@ -137,7 +141,7 @@ class BuraMatch:
             if next_dealer is not None:
                 state._deal_from(next_dealer)
         elif claim_by is not None:
-            state.leader = claim_by
+            state.leader = state.trick_leader = claim_by
             state.phase, state.current = CLAIM, claim_by
         else:
             state._start_trick(leader)
@@ -165,6 +169,9 @@ class BuraMatch:
             return [{"type": "claim"}, {"type": "pass"}]
         hand = self.hands[seat]
         if self.phase == LEAD:
+            forced = self._forced_cards()
+            if forced is not None:
+                return [{"type": LEAD, "cards": list(forced)}]
             limit = self.leader_limit
             actions = []
             for same in _by_suit(hand):
@@ -176,11 +183,16 @@ class BuraMatch:
                         actions.append({"type": LEAD, "cards": list(cs)})
             return actions
         may_hide = self.rules.discard != "open"
+        mixed = self.rules.mixed_sets == "on"
         actions = []
         for cs in combinations(hand, len(self.best_cards)):
             actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
             if may_hide:
                 actions.append({"type": RESPOND, "cards": list(cs), "face_down": True})
+            if mixed:
+                for size in range(1, len(cs)):
+                    for down in combinations(cs, size):
+                        actions.append({"type": RESPOND, "cards": list(cs), "face_down": list(down)})
         return actions
 
     def apply(self, seat: int, action: dict) -> None:
@@ -197,8 +209,8 @@ class BuraMatch:
         elif self.phase == LEAD:
             self._lead(seat, self._check_lead(seat, action))
         else:
-            cards, face_down = self._check_response(seat, action)
-            self._respond(seat, cards, face_down)
+            cards, down = self._check_response(seat, action)
+            self._respond(seat, cards, down)
 
     def events(self, seat: int | None, start: int = 0) -> list[dict]:
         if seat is not None:
@@ -270,8 +282,21 @@ class BuraMatch:
             raise IllegalAction("duplicate-card", f"a card is named twice in {raw}")
         return tuple(raw) if len(raw) == 1 else tuple(sort_cards(raw))
 
+    def _forced_cards(self) -> tuple[str, ...] | None:
+        """The cards the leader must lead now (out_of_turn_lead=whole_hand), or None for a free lead."""
+        if self.forced_lead is None or self.forced_lead[0] != self.leader:
+            return None
+        cards = self.forced_lead[1]
+        return cards if len(cards) <= self.leader_limit else None  # another player holds fewer: lead freely
+
     def _check_lead(self, seat: int, action: dict) -> tuple[str, ...]:
         cards = self._check_cards(seat, action)
+        forced = self._forced_cards()
+        if forced is not None:
+            if set(cards) != set(forced):
+                raise IllegalAction("lead-combination", f"with out_of_turn_lead=whole_hand your combination moved "
+                                                        f"the lead: lead exactly its cards {' '.join(forced)}")
+            return forced
         if not cards:
             raise IllegalAction("lead-empty", "a lead needs at least one card")
         if len(cards) > 1 and len({c[1] for c in cards}) != 1:
@@ -282,18 +307,35 @@ class BuraMatch:
                                                  f"another player holds), not {len(cards)}")
         return cards
 
-    def _check_response(self, seat: int, action: dict) -> tuple[tuple[str, ...], bool]:
+    def _check_response(self, seat: int, action: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The set, and those of its cards played face down (all, none, or some with mixed_sets=on)."""
         cards = self._check_cards(seat, action)
         size = len(self.best_cards)
         if len(cards) != size:
             raise IllegalAction("must-play-same-count", f"play exactly {size} card(s), as many as were led, "
                                                         f"not {len(cards)}")
         face_down = action.get("face_down", False)
+        if isinstance(face_down, list) and self.rules.mixed_sets == "on":
+            try:
+                down = set(face_down)
+            except TypeError:
+                down = None
+            if down is None or len(down) != len(face_down) or not down <= set(cards):
+                raise IllegalAction("bad-action", "'face_down' as a list names distinct cards of the set played "
+                                                  "face down")
+            if not down:
+                return cards, ()
+            if self.rules.discard == "open":
+                raise IllegalAction("face-down-not-allowed", "with discard=open every card is played face up")
+            return cards, tuple(c for c in cards if c in down)
         if not isinstance(face_down, bool):
-            raise IllegalAction("bad-action", f"'face_down' must be true or false, not {face_down!r:.40}")
+            extra = " (or, with mixed_sets=on, a list of the set's cards played face down)"
+            extra = extra if self.rules.mixed_sets == "on" else ""
+            raise IllegalAction("bad-action", f"'face_down' must be true or false{extra}"
+                                              f", not {face_down!r:.40}")
         if face_down and self.rules.discard == "open":
             raise IllegalAction("face-down-not-allowed", "with discard=open every card is played face up")
-        return cards, face_down
+        return cards, cards if face_down else ()
 
     def lead_limit(self, seat: int) -> int:
         """A lead may hold no more cards than any other player holds (players without cards sit out)."""
@@ -343,29 +385,44 @@ class BuraMatch:
     def _after_initial_deal(self) -> int | None:
         """Apply the initial-combination rule; return the next dealer if this deal ended at once."""
         first = (self.dealer + 1) % self.num_seats
-        combo = winning_combination(self.hands, self.trump, self.rules, first)
-        if combo is not None and self.rules.initial_combo == "redeal":
-            announced = self._announce(combo, "redeal")
+        found = resolve_combinations(self.hands, self.trump, self.rules, first)
+        if found is not None and self.rules.initial_combo == "redeal":
+            announced = self._announce(found.combo or found.tied[0], "redeal")
             return self._end_deal(scoring.DealScore(scoring.REDEAL, [], [0] * len(self.teams)), combo=announced)
-        if combo is not None and combo.effect == INSTANT_WIN:
-            return self._win_by_combination(combo)
-        if combo is not None:  # announced like one found after a draw, so everybody sees why the lead moved
-            self._announce(combo, "lead")
-            first = combo.seat
+        if found is not None:  # announced like one found after a draw, so everybody sees why the lead moved
+            ended, value = self._combination_effect(found, first)
+            if ended:
+                return value
+            first = value
         self._start_trick(first)
         return None
 
-    def _announce(self, combo, effect: str) -> dict:
-        """Announce ``combo`` with the effect it actually has now (a Bura in the initial deal only redeals)."""
-        entry = {**combo.to_json(), "effect": effect}
+    def _combination_effect(self, found, due: int) -> tuple[bool, int | None]:
+        """Announce what the combinations do now. Returns (True, the next dealer or None when the match is
+        over) if the deal ended, else (False, the seat to lead; ``due`` is the seat whose turn it was)."""
+        if found.void:  # bura_tie=void: every tied combination is announced and the deal is void
+            entries = [self._announce(c, scoring.VOID) for c in found.tied]
+            return True, self._end_deal(scoring.DealScore(scoring.VOID, [], [0] * len(self.teams)), combo=entries[0])
+        combo = found.combo
+        extra = {}
+        if found.playoff:
+            extra["playoff"] = [{"seat": seat, "cards": list(cards)} for seat, cards in found.playoff]
+        if combo.effect == INSTANT_WIN:
+            announced = self._announce(combo, INSTANT_WIN, extra)
+            score = scoring.score_combination(self.rules, len(self.teams), self.team_of[combo.seat])
+            return True, self._end_deal(score, combo=announced)
+        self._announce(combo, "lead", extra)
+        if combo.seat != due and self.rules.out_of_turn_lead == "whole_hand":
+            self.forced_lead = (combo.seat, combo.cards)
+        return False, combo.seat
+
+    def _announce(self, combo, effect: str, extra: dict | None = None) -> dict:
+        """Announce ``combo`` (only the cards that make it) with the effect it actually has now (a Bura in
+        the initial deal only redeals)."""
+        entry = {**combo.to_json(), "effect": effect, **(extra or {})}
         self.announced.append(entry)
         self._emit({"type": "combination", "deal": self.deal_no, **entry})
         return entry
-
-    def _win_by_combination(self, combo) -> int | None:
-        announced = self._announce(combo, INSTANT_WIN)
-        score = scoring.score_combination(self.rules, len(self.teams), self.team_of[combo.seat])
-        return self._end_deal(score, combo=announced)
 
     def _start_trick(self, leader: int) -> None:
         for seat in self.turn_order[leader]:  # a leader without cards (short stock, many players) passes the lead on
@@ -381,25 +438,28 @@ class BuraMatch:
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
-        self.trick_plays = [(seat, cards, False)]
+        self.trick_plays = [(seat, cards, ())]
+        self.forced_lead = None  # it binds only the trick right after the announcement
         self.best_seat, self.best_cards = seat, cards
         self.responders = [s for s in self.turn_order[seat][1:] if self.hands[s]]
         self._emit({"type": "play", "deal": self.deal_no, "seat": seat, "lead": True, "cards": list(cards),
                     "face_down": False})
         self._next_responder()
 
-    def _respond(self, seat: int, cards: tuple[str, ...], face_down: bool) -> None:
+    def _respond(self, seat: int, cards: tuple[str, ...], down: tuple[str, ...]) -> None:
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
-        pairs = None if face_down else pairing(cards, self.best_cards, self.trump)
-        self.trick_plays.append((seat, cards, face_down))
-        event = {"type": "play", "deal": self.deal_no, "seat": seat, "lead": False, "cards": list(cards),
-                 "face_down": face_down, "beats": pairs is not None}
+        pairs = None if down else pairing(cards, self.best_cards, self.trump)  # a set with a hidden card never beats
+        self.trick_plays.append((seat, cards, down))
+        mixed = 0 < len(down) < len(cards)
+        event = {"type": "play", "deal": self.deal_no, "seat": seat, "lead": False,
+                 "cards": [c for c in cards if c not in down] + list(down) if mixed else list(cards),
+                 "face_down": list(down) if mixed else bool(down), "beats": pairs is not None}
         if pairs is not None:
             event["pairing"] = [list(p) for p in pairs]
             self.best_seat, self.best_cards = seat, cards
-        if face_down:
+        if down:
             self._emit(event, views.view_face_down_play, seat)
         else:
             self._emit(event)
@@ -419,14 +479,17 @@ class BuraMatch:
         for seat, cards, down in self.trick_plays:
             pile.extend(cards)
             if down:
-                self.pile_down[taker].extend((c, seat) for c in cards)
-                face_down.append({"seat": seat, "cards": list(cards)})
-                self._learn_face_down(taker, seat, cards)
+                self.pile_down[taker].extend((c, seat) for c in down)
+                face_down.append({"seat": seat, "cards": list(down)})
+                self._learn_face_down(taker, seat, down)
+                if len(down) < len(cards):
+                    face_up.extend(c for c in cards if c not in down)
             else:
                 face_up.extend(cards)
         face_up.sort(key=card_sort_key)
         pile_up.extend(face_up)
         pile_up.sort(key=card_sort_key)
+        self.tricks_won[taker] += 1
         event = {"type": "trick", "deal": self.deal_no, "taker": taker, "face_up": face_up,
                  "face_down": face_down, "pile_count": len(pile)}
         if face_down:
@@ -434,13 +497,14 @@ class BuraMatch:
         else:
             self._emit(event)
         self.trick_plays = []
+        self.trick_leader = self.leader
         self.leader = taker
         if self.rules.claims_allowed:
             self.phase, self.current = CLAIM, taker
         else:
             self._after_trick()
 
-    def _learn_face_down(self, owner: int, played_by: int, cards: list[str]) -> None:
+    def _learn_face_down(self, owner: int, played_by: int, cards) -> None:
         for viewer in range(self.num_seats):
             if views.seat_knows_face_down(self, viewer, owner, played_by):
                 known = self.known_down[viewer][owner]
@@ -467,27 +531,31 @@ class BuraMatch:
         target = self.rules.claim_target
         self._emit({"type": "claim", "deal": self.deal_no, "seat": seat, "target": target, "points": total,
                     "correct": total >= target, "piles": {str(s): sort_cards(self.piles[s]) for s in members}})
-        score = scoring.score_claim(self.rules, self._team_points(), team)
+        score = scoring.score_claim(self.rules, self._team_points(), team, self._team_tricks())
         self._deal_from(self._end_deal(score, claimer=seat))
 
     def _after_trick(self) -> None:
         """Draw, look for combinations, then the next lead — or the end of a played-out deal."""
-        drew = self._draw(self.leader)
+        taker, trick_leader = self.leader, self.trick_leader
+        due = taker if self.rules.next_lead == "taker" else (trick_leader + 1) % self.num_seats
+        drew = self._draw(taker if self.rules.draw_first == "taker" else trick_leader)
         if drew:
-            combo = winning_combination(self.hands, self.trump, self.rules, self.leader)
-            if combo is not None:
-                if combo.effect == INSTANT_WIN:
-                    self._deal_from(self._win_by_combination(combo))
+            found = resolve_combinations(self.hands, self.trump, self.rules, due)
+            if found is not None:
+                ended, value = self._combination_effect(found, due)
+                if ended:
+                    self._deal_from(value)
                     return
-                self._announce(combo, "lead")
-                self.leader = combo.seat
+                due = value
         if not any(self.hands):
-            self._deal_from(self._end_deal(scoring.score_played_out(self.rules, self._team_points())))
+            score = scoring.score_played_out(self.rules, self._team_points(), self._team_tricks())
+            self._deal_from(self._end_deal(score))
             return
-        self._start_trick(self.leader)
+        self._start_trick(due)
 
     def _draw(self, taker: int) -> bool:
-        """One card at a time, taker first and then clockwise, until hands are full or the stock is empty."""
+        """One card at a time, ``taker`` (the trick's taker, or its leader with draw_first=leader) first and
+        then clockwise, until hands are full or the stock is empty."""
         stock, hands, size = self.stock, self.hands, self.rules.hand
         draws = []
         drawing = True
@@ -509,6 +577,9 @@ class BuraMatch:
 
     def _team_points(self) -> list[int]:
         return [sum(points(self.piles[s]) for s in members) for members in self.teams]
+
+    def _team_tricks(self) -> list[int]:
+        return [sum(self.tricks_won[s] for s in members) for members in self.teams]
 
     # ------------------------------------------------------------------ end of a deal, end of the match
     def _end_deal(self, score: scoring.DealScore, *, claimer: int | None = None,
@@ -554,7 +625,7 @@ class BuraMatch:
             self._emit({"type": "match_end", "ended_by": self.ended_by, "ranks": result["ranks"],
                         "points": result["points"], "points_kind": result["points_kind"], "goat": result["goat"]})
             return None
-        return self._next_dealer(score)
+        return self._next_dealer(score, claimer)
 
     def _match_decided(self) -> bool:
         kind, target = self.rules.match_kind, self.rules.match_target
@@ -565,14 +636,21 @@ class BuraMatch:
         best = max(self.team_wins)
         return best >= target and sorted(self.team_wins)[-2] <= best - 2
 
-    def _next_dealer(self, score: scoring.DealScore) -> int:
+    def _next_dealer(self, score: scoring.DealScore, claimer: int | None) -> int:
         n = self.num_seats
-        if not score.winners:  # redeal, void, all tied: the same dealer deals again
+        rules = self.rules
+        if score.reason == scoring.REDEAL:  # not a new deal: the same dealer deals again in every mode
             return self.dealer
-        if self.rules.dealer == "rotate_left":
+        if score.reason == scoring.FALSE_CLAIM and rules.false_claim_deals == "claimer":
+            return claimer
+        if rules.dealer == "rotate_left":  # after every deal, void and tied ones included
             return (self.dealer + 1) % n
-        for offset in range(1, n + 1):  # the first winner clockwise from the dealer's left
+        if not score.winners:  # void, all tied: the same dealer deals again
+            return self.dealer
+        wanted = score.winners if rules.dealer == "winner" else \
+            [t for t in range(len(self.teams)) if t not in score.winners]
+        for offset in range(1, n + 1):  # the first winner (loser) clockwise from the dealer's left
             seat = (self.dealer + offset) % n
-            if self.team_of[seat] in score.winners:
+            if self.team_of[seat] in wanted:
                 return seat
-        raise AssertionError("a deal with winners has a winning seat")
+        return self.dealer

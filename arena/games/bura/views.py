@@ -32,8 +32,7 @@ def observation(state, seat: int) -> dict:
                       "face_down_known": list(known[owner])})
     trick = None
     if state.phase == "respond":
-        plays = [{"seat": s, "cards": list(cards) if not down or s == seat else [HIDDEN] * len(cards),
-                  "face_down": down} for s, cards, down in state.trick_plays]
+        plays = [_play_view(s, cards, down, seat) for s, cards, down in state.trick_plays]
         trick = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
                  "best_cards": list(state.best_cards), "size": len(state.best_cards)}
     team_of = state.team_of
@@ -52,6 +51,7 @@ def observation(state, seat: int) -> dict:
         "stock": len(state.stock),
         "hand_sizes": [len(h) for h in state.hands],
         "lead_limit": state.leader_limit if decision == "lead" else None,
+        "forced_lead": list(state._forced_cards() or []) or None if decision == "lead" else None,
         "trick": trick,
         "piles": piles,
         "claim_target": rules.claim_target,
@@ -64,6 +64,17 @@ def observation(state, seat: int) -> dict:
     }
 
 
+def _play_view(player: int, cards, down, seat: int) -> dict:
+    """One set of the trick in progress as ``seat`` sees it; a mixed set lists its face-up cards first."""
+    if not down:
+        return {"seat": player, "cards": list(cards), "face_down": False}
+    if len(down) == len(cards):
+        return {"seat": player, "cards": list(cards) if player == seat else [HIDDEN] * len(cards), "face_down": True}
+    up = [c for c in cards if c not in down]
+    shown = list(down) if player == seat else [HIDDEN] * len(down)
+    return {"seat": player, "cards": up + shown, "face_down": shown}
+
+
 def view_deal(event: dict, seat: int, _arg) -> dict:
     hands = [h if s == seat else [HIDDEN] * len(h) for s, h in enumerate(event["hands"])]
     return {**event, "hands": hands}
@@ -72,6 +83,10 @@ def view_deal(event: dict, seat: int, _arg) -> dict:
 def view_face_down_play(event: dict, seat: int, player: int) -> dict:
     if seat == player:
         return event
+    down = event["face_down"]
+    if isinstance(down, list):  # a mixed set (mixed_sets=on): only its face-down cards are hidden
+        up = len(event["cards"]) - len(down)
+        return {**event, "cards": event["cards"][:up] + [HIDDEN] * len(down), "face_down": [HIDDEN] * len(down)}
     return {**event, "cards": [HIDDEN] * len(event["cards"])}
 
 
