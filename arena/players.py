@@ -23,8 +23,16 @@ from arena import protocol
 from arena.protocol import ProtocolError
 
 STDERR_TAIL_LINES = 20
-STDERR_LINE_CHARS = 400
+STDERR_LINE_CHARS = 400  # a kept line is its first 400 characters, then "…" if it was longer
+_LINE_BYTES = STDERR_LINE_CHARS * 4  # enough UTF-8 for 400 characters
+STDERR_READ_BYTES = 1024 * 1024
+MAX_STDERR_BYTES = 64 * 1024 * 1024  # all a bot may write to stderr in one match; past it the bot forfeits
 MAX_STDOUT_BYTES = 16 * 1024 * 1024  # all a bot may write in one match; a flood ends the match for it
+
+
+class InfrastructureError(Exception):
+    """A launcher could not start a bot for a reason that is not the bot's (the sandbox could not be set up):
+    the match is aborted, not scored. Any other exception out of a launcher is the bot's launch failure."""
 
 
 class PlayerFailure(Exception):
@@ -51,8 +59,11 @@ class SeatReport:
 class Player(Protocol):
     label: str
 
-    def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
-        """Send the hello; return the bot's first message (the referee checks it is a valid 'ready')."""
+    def launch(self, hello: dict[str, Any], deadline: float) -> None:
+        """Start the bot and send the hello; return at once (the referee starts every seat at the same time)."""
+
+    def wait_ready(self, deadline: float) -> dict[str, Any]:
+        """The bot's first message (the referee checks it is a valid 'ready')."""
 
     def send(self, message: dict[str, Any], deadline: float) -> None: ...
 
@@ -73,8 +84,14 @@ class BuiltinPlayer:
         self._name = name
         self._report = SeatReport(name=name)
 
-    def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
+    def launch(self, hello: dict[str, Any], deadline: float) -> None:
+        """Nothing to start: the bot is an object in this process."""
+
+    def wait_ready(self, deadline: float) -> dict[str, Any]:
         return {"type": "ready", "name": self._name}
+
+    def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
+        return self.wait_ready(deadline)
 
     def send(self, message: dict[str, Any], deadline: float) -> None:
         """Built-in bots read everything from their observation; events need no handling."""
@@ -114,14 +131,22 @@ class Launcher(Protocol):
 
 
 class _StderrTail:
-    """Drains a bot's stderr so it never blocks, keeping only the last lines (memory stays bounded)."""
+    """Drains a bot's stderr so it never blocks, keeping only the last lines (memory stays bounded).
 
-    def __init__(self, fd: int):
+    It reads in large chunks, and only the last STDERR_TAIL_LINES lines of a chunk are ever cut out and
+    decoded, so a flood of short lines costs the worker about what it costs the bot. Past ``max_bytes`` it
+    stops reading and signals ``alarm_fd``, which the seat's reads and writes watch (verdict stderr-limit).
+    """
+
+    def __init__(self, fd: int, max_bytes: int):
         self._fd = fd
+        self.max_bytes = max_bytes
         self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self.total = 0
-        self._partial = b""
+        self.flooded = False
+        self._partial = b""  # the start of the line not yet finished, at most _LINE_BYTES
         self._stop = threading.Event()
+        self.alarm_fd, self._alarm_write = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         # poll, not select: select refuses descriptors above 1023, which a long-lived worker reaches.
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
@@ -133,36 +158,68 @@ class _StderrTail:
             if not self._poll.poll(100):
                 continue
             try:
-                chunk = os.read(self._fd, 65536)
+                chunk = os.read(self._fd, STDERR_READ_BYTES)
             except OSError:
                 break
             if not chunk:
                 break
             self._take(chunk)
+            if self.total > self.max_bytes:
+                self.flooded = True
+                with contextlib.suppress(OSError):
+                    os.write(self._alarm_write, b"!")
+                break
         if self._partial:
             self._keep(self._partial)
+            self._partial = b""
 
     def _take(self, chunk: bytes) -> None:
         self.total += len(chunk)
-        *complete, rest = (self._partial + chunk).split(b"\n")
-        for line in complete[-STDERR_TAIL_LINES:]:
+        last = chunk.rfind(b"\n")
+        if last < 0:
+            self._partial = (self._partial + chunk[:_LINE_BYTES])[:_LINE_BYTES]
+            return
+        tail: list[bytes] = []  # the chunk's last complete lines, newest first, found from the end only
+        end = last
+        while len(tail) < STDERR_TAIL_LINES:
+            start = chunk.rfind(b"\n", 0, end)
+            if start < 0:  # the chunk's first line finishes the line begun in earlier chunks
+                tail.append((self._partial + chunk[:min(end, _LINE_BYTES)])[:_LINE_BYTES])
+                break
+            tail.append(chunk[start + 1:min(end, start + 1 + _LINE_BYTES)])
+            end = start
+        self._partial = chunk[last + 1:last + 1 + _LINE_BYTES]
+        for line in reversed(tail):
             self._keep(line)
-        self._partial = rest[-STDERR_LINE_CHARS * 4:]
 
     def _keep(self, line: bytes) -> None:
         text = line.decode("utf-8", "replace").rstrip("\r")
-        self.lines.append(text if len(text) <= STDERR_LINE_CHARS else text[:STDERR_LINE_CHARS] + "…")
+        cut = text if len(text) <= STDERR_LINE_CHARS else text[:STDERR_LINE_CHARS] + "…"
+        self.lines.append(protocol.printable(cut))
 
     def stop(self) -> list[str]:
         self._stop.set()
         self._thread.join(timeout=1.0)
+        if not self._thread.is_alive():
+            for fd in (self.alarm_fd, self._alarm_write):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
         return list(self.lines)
+
+
+def stderr_flood(limit: int) -> PlayerFailure:
+    return PlayerFailure(protocol.PROTOCOL_ERROR, protocol.STDERR_LIMIT,
+                         f"wrote more than {limit // 2**20} MiB to stderr in one match")
+
+
+class _StderrFlood(Exception):
+    """Raised out of a wait when the seat's stderr reader gave the alarm."""
 
 
 class _LineReader:
     """Reads newline-terminated lines from a pipe with a deadline, never buffering more than one line."""
 
-    def __init__(self, fd: int, max_line: int, max_total: int):
+    def __init__(self, fd: int, max_line: int, max_total: int, alarm_fd: int | None = None):
         self._fd = fd
         self._max_line = max_line
         self._max_total = max_total
@@ -170,6 +227,9 @@ class _LineReader:
         self.total = 0
         self._poll = select.poll()  # registered once: cheaper per wait than select() on a fresh list
         self._poll.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._alarm_fd = alarm_fd  # the stderr reader's: it fires when the bot floods stderr
+        if alarm_fd is not None:
+            self._poll.register(alarm_fd, select.POLLIN)
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line without its newline; None at end of file; raises TimeoutError or ProtocolError."""
@@ -187,8 +247,11 @@ class _LineReader:
                 raise ProtocolError(protocol.LINE_TOO_LONG,
                                     f"no newline within {self._max_line} bytes (the line limit)")
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000 + 0.999))):
+            ready = self._poll.poll(max(1, int(remaining * 1000 + 0.999))) if remaining > 0 else ()
+            if not ready:
                 raise TimeoutError
+            if self._alarm_fd is not None and any(fd == self._alarm_fd for fd, _ in ready):
+                raise _StderrFlood
             chunk = os.read(self._fd, min(65536, self._max_line - len(self._buffer) + 1))
             if not chunk:
                 return None
@@ -212,11 +275,12 @@ class ExternalPlayer:
     """A program speaking the protocol on stdin/stdout, started by a launcher when the match begins."""
 
     def __init__(self, label: str, launcher: Launcher, *, max_line: int = protocol.MAX_LINE_BYTES,
-                 max_stdout: int = MAX_STDOUT_BYTES):
+                 max_stdout: int = MAX_STDOUT_BYTES, max_stderr: int = MAX_STDERR_BYTES):
         self.label = label
         self._launcher = launcher
         self._max_line = max_line
         self._max_stdout = max_stdout
+        self._max_stderr = max_stderr
         self._proc: Process | None = None
         self._reader: _LineReader | None = None
         self._stderr: _StderrTail | None = None
@@ -226,15 +290,25 @@ class ExternalPlayer:
 
     # -- lifecycle --
     def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
+        self.launch(hello, deadline)
+        return self.wait_ready(deadline)
+
+    def launch(self, hello: dict[str, Any], deadline: float) -> None:
+        """Start the program and send the hello without waiting: the referee starts every seat at once."""
         try:
             self._proc = self._launcher()
+        except InfrastructureError as err:
+            raise PlayerFailure(protocol.ABORTED, "infrastructure", protocol.printable(str(err))) from None
         except Exception as err:  # the launcher says why (missing interpreter, sandbox refused, …)
-            raise PlayerFailure(protocol.SANDBOX_FAILURE, "launch-failed", str(err)) from None
+            raise PlayerFailure(protocol.SANDBOX_FAILURE, "launch-failed", protocol.printable(str(err))) from None
         self._stdin_fd = self._proc.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)
-        self._reader = _LineReader(self._proc.stdout.fileno(), self._max_line, self._max_stdout)
-        self._stderr = _StderrTail(self._proc.stderr.fileno())
+        self._stderr = _StderrTail(self._proc.stderr.fileno(), self._max_stderr)
+        self._reader = _LineReader(self._proc.stdout.fileno(), self._max_line, self._max_stdout,
+                                   self._stderr.alarm_fd)
         self.send(hello, deadline)
+
+    def wait_ready(self, deadline: float) -> dict[str, Any]:
         return self._read_message(deadline, "startup", "waiting for 'ready' after hello")
 
     def send(self, message: dict[str, Any], deadline: float) -> None:
@@ -259,7 +333,11 @@ class ExternalPlayer:
                                         "stopped reading its input (stdin stayed full)") from None
                 writable = select.poll()
                 writable.register(self._stdin_fd, select.POLLOUT)
+                if self._stderr is not None:
+                    writable.register(self._stderr.alarm_fd, select.POLLIN)
                 writable.poll(max(1, int(remaining * 1000 + 0.999)))
+                if self._stderr is not None and self._stderr.flooded:
+                    raise stderr_flood(self._max_stderr) from None
                 continue
             data = data[written:]
 
@@ -271,8 +349,8 @@ class ExternalPlayer:
                 self.send(message, time.monotonic() + 0.2)
             except PlayerFailure:
                 break
-        with contextlib.suppress(OSError):
-            os.close(self._stdin_fd)
+        with contextlib.suppress(OSError):  # through the file object: a raw close could later close a reused fd
+            self._proc.stdin.close()
         if self._truncated:
             self._proc.mark_output_truncated()
         report = self._proc.finish(grace_seconds=0.5)
@@ -297,7 +375,12 @@ class ExternalPlayer:
             except ProtocolError as err:
                 self._truncated = True
                 raise PlayerFailure(protocol.PROTOCOL_ERROR, err.code, err.detail) from None
+            except _StderrFlood:
+                self._truncated = True
+                raise stderr_flood(self._max_stderr) from None
             if line is None:
+                if self._stderr is not None and self._stderr.flooded:
+                    raise stderr_flood(self._max_stderr)
                 raise self._crashed(doing)
             try:
                 return protocol.decode(line)

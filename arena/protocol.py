@@ -23,6 +23,9 @@ CRASH = "crash"
 PROTOCOL_ERROR = "protocol-error"
 ILLEGAL_ACTION = "illegal-action"
 SANDBOX_FAILURE = "sandbox-failure"
+# Not a forfeit: the seat was stopped for a reason that is nobody's fault (the match's wall-clock ceiling,
+# the sandbox's infrastructure). The match ends with ended_by "aborted" and must be replayed, not scored.
+ABORTED = "aborted"
 
 # Protocol error codes: what exactly a bot got wrong.
 BAD_UTF8 = "bad-utf8"
@@ -33,6 +36,7 @@ UNEXPECTED_TYPE = "unexpected-type"
 WRONG_ID = "wrong-id"
 BAD_FIELD = "bad-field"
 OUTPUT_LIMIT = "output-limit"
+STDERR_LIMIT = "stderr-limit"
 
 
 class ProtocolError(Exception):
@@ -89,6 +93,29 @@ def _depth(value: Any) -> int:
             if level <= MAX_DEPTH:
                 pending += [(child, level + 1) for child in (item.values() if isinstance(item, dict) else item)]
     return deepest
+
+
+def printable(text: str, limit: int | None = None) -> str:
+    """``text`` safe to print on a terminal or show on a page: every character that is not printable (control
+    characters, escape sequences' ESC, bidirectional overrides, line breaks) written as its escape, and at most
+    ``limit`` characters kept. Used on everything a bot controls before it is stored for rendering or printed."""
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + "…"
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether lists and objects nest more than ``limit`` deep in ``value`` (iterative: it may be adversarial)."""
+    pending = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict | list):
+            if level > limit:
+                return True
+            pending += [(child, level + 1) for child in (item.values() if isinstance(item, dict) else item)]
+    return False
 
 
 def _excerpt(text: str, limit: int = 80) -> str:

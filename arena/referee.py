@@ -25,6 +25,12 @@ REPLAY_VERSION = 1
 # forever. The referee, which must never hang, stops a match after this many decisions and ranks the
 # seats on the standings reached (far above any real match: a full Burraco match is about 2,000).
 MAX_DECISIONS = 50_000
+# Every match also has a wall-clock ceiling: what its time control allows (every seat's start-up, every
+# decision at its full move time, every seat's whole bank) but never more than this. An honest bot within
+# its clock that is still playing when the ceiling passes is stopped without blame: the match is "aborted".
+MATCH_WALL_CEILING_S = 3 * 3600
+# Bot-controlled text (verdict details, rejected actions' errors) is stored at most this long.
+MAX_DETAIL_CHARS = 1000
 # Engines validate every field and raise IllegalAction; anything else an engine raises on a bot's action
 # means a shape nobody foresaw. It is still the bot's forfeit (recorded with the exception), never a
 # referee failure. RecursionError and MemoryError are not swallowed: they are not about the action.
@@ -50,12 +56,22 @@ class TimeControl:
     def to_dict(self) -> dict[str, int]:
         return {"startup_ms": self.startup_ms, "move_ms": self.move_ms, "bank_ms": self.bank_ms}
 
+    def match_seconds(self, seats: int, max_decisions: int = MAX_DECISIONS) -> float:
+        """The longest a match may take: start-up, every decision at full move time, every seat's bank,
+        capped at MATCH_WALL_CEILING_S. The runner gives each bot's sandbox a wall limit just above it."""
+        bound = self.startup_ms + max_decisions * self.move_ms + seats * self.bank_ms
+        return min(bound / 1000, MATCH_WALL_CEILING_S)
+
 
 @dataclass
 class SeatVerdict:
     verdict: str = protocol.OK
     code: str | None = None
     detail: str = ""
+
+    @property
+    def forfeits(self) -> bool:
+        return self.verdict not in (protocol.OK, protocol.ABORTED)
 
     def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "code": self.code, "detail": self.detail}
@@ -71,7 +87,24 @@ class MatchRecord:
 
     @property
     def failed_seats(self) -> list[int]:
-        return [s["seat"] for s in self.result["seats"] if s["verdict"] != protocol.OK]
+        return [s["seat"] for s in self.result["seats"] if s["verdict"] not in (protocol.OK, protocol.ABORTED)]
+
+    @property
+    def aborted(self) -> bool:
+        """Stopped for a reason that is nobody's fault: replay it, do not score it."""
+        return self.result["ended_by"] == ENDED_ABORTED
+
+
+ENDED_ABORTED = "aborted"
+
+
+def ended_by(verdicts: list[str], finished: bool) -> str:
+    """Why the match stopped, from the seats' verdicts and whether the rules finished it."""
+    if protocol.ABORTED in verdicts:
+        return ENDED_ABORTED
+    if any(v != protocol.OK for v in verdicts):
+        return "forfeit"
+    return "rules" if finished else "decision-limit"
 
 
 def final_ranks(outcome_ranks: list[int], teams: list[list[int]], forfeited: set[int]) -> list[int]:
@@ -101,8 +134,12 @@ class _Clock:
 
 
 def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, time_control: TimeControl | None = None,
-               labels: list[str] | None = None, max_decisions: int = MAX_DECISIONS) -> MatchRecord:
-    """Play a whole match. ``players[i]`` sits in seat i. Returns the result and the replay."""
+               labels: list[str] | None = None, max_decisions: int = MAX_DECISIONS,
+               wall_seconds: float | None = None) -> MatchRecord:
+    """Play a whole match. ``players[i]`` sits in seat i. Returns the result and the replay.
+
+    ``wall_seconds`` bounds the whole match (default: ``time_control.match_seconds``); past it the match is
+    aborted without blame."""
     control = time_control or TimeControl()
     game = game_of_rules(rules)
     state = new_match(rules, seed)
@@ -119,9 +156,12 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
     cursors = [0] * n
     actions: list[dict[str, Any]] = []
     rejected: dict[str, Any] | None = None
+    match_deadline = time.monotonic() + (control.match_seconds(n, max_decisions) if wall_seconds is None
+                                         else wall_seconds)
 
     def fail(seat: int, failure: PlayerFailure) -> None:
-        verdicts[seat] = SeatVerdict(failure.verdict, failure.code, failure.detail)
+        verdicts[seat] = SeatVerdict(failure.verdict, failure.code, protocol.printable(failure.detail,
+                                                                                       MAX_DETAIL_CHARS))
 
     def pending_events(seat: int) -> list[dict[str, Any]]:
         fresh = state.events(seat, cursors[seat])
@@ -129,19 +169,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
         return fresh
 
     try:
-        for seat, player in enumerate(players):
-            hello = protocol.hello(game=game, preset=preset, rules=rules_to_dict(rules), seat=seat, players=n,
-                                   teams=teams, time=control.to_dict())
-            try:
-                reply = player.start(hello, time.monotonic() + control.startup_ms / 1000)
-                names[seat] = protocol.parse_ready(reply).name
-            except ProtocolError as err:
-                fail(seat, PlayerFailure(protocol.PROTOCOL_ERROR, err.code, err.detail))
-            except PlayerFailure as failure:
-                fail(seat, failure)
-            if verdicts[seat].verdict != protocol.OK:
-                break
-
+        _start_all(players, control, game, preset, rules, teams, verdicts, names, fail)
         request_id = 0
         while all(v.verdict == protocol.OK for v in verdicts) and not state.is_over():
             if request_id >= max_decisions:
@@ -150,7 +178,10 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
             player = players[seat]
             request_id += 1
             started = time.monotonic()
-            deadline = clocks[seat].deadline(started)
+            if started >= match_deadline:
+                fail(seat, _ceiling(match_deadline, started))
+                break
+            deadline = min(clocks[seat].deadline(started), match_deadline)
             try:
                 before = [protocol.event(body) for body in pending_events(seat)]
                 observation = state.observation(seat)
@@ -166,8 +197,12 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
                 break
             except PlayerFailure as failure:
                 if failure.verdict == protocol.TIMEOUT and failure.code == "move":
-                    failure = PlayerFailure(protocol.TIMEOUT, "move", f"no answer to request {request_id} within "
-                                            f"{control.move_ms} ms plus {clocks[seat].bank_ms} ms left in the bank")
+                    if deadline == match_deadline and deadline < clocks[seat].deadline(started):
+                        failure = _ceiling(match_deadline, started)  # within its own clock: nobody's fault
+                    else:
+                        failure = PlayerFailure(protocol.TIMEOUT, "move", f"no answer to request {request_id} "
+                                                f"within {control.move_ms} ms plus {clocks[seat].bank_ms} ms left "
+                                                f"in the bank")
                 fail(seat, failure)
                 break
             decisions[seat] += 1
@@ -175,31 +210,28 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
                 state.apply(seat, answer.action)
             except IllegalAction as err:
                 fail(seat, PlayerFailure(protocol.ILLEGAL_ACTION, err.rule, err.detail))
-                rejected = {"seat": seat, "action": answer.action, "rule": err.rule, "error": err.detail}
+                rejected = {"seat": seat, "action": answer.action, "rule": err.rule,
+                            "error": verdicts[seat].detail}
                 break
             except MALFORMED_ACTION_ERRORS as err:
-                detail = f"malformed action: {type(err).__name__}: {err}"
-                fail(seat, PlayerFailure(protocol.ILLEGAL_ACTION, "malformed-action", detail))
-                rejected = {"seat": seat, "action": answer.action, "rule": "malformed-action", "error": detail}
+                fail(seat, PlayerFailure(protocol.ILLEGAL_ACTION, "malformed-action",
+                                         f"malformed action: {type(err).__name__}: {err}"))
+                rejected = {"seat": seat, "action": answer.action, "rule": "malformed-action",
+                            "error": verdicts[seat].detail}
                 break
             actions.append({"seat": seat, "action": answer.action})
     finally:
-        outcome = state.outcome()
-        forfeited = {s for s, v in enumerate(verdicts) if v.verdict != protocol.OK}
-        ranks = final_ranks(outcome["ranks"], teams, forfeited) if forfeited else outcome["ranks"]
-        reports = _close_all(players, state, cursors, ranks, outcome, verdicts)
+        reports = _close_all(players, state, cursors, teams, verdicts)
         for seat, report in enumerate(reports):
             _add_sandbox_cause(verdicts[seat], report)
+        outcome = state.outcome()
+        forfeited = {s for s, v in enumerate(verdicts) if v.forfeits}
+        ranks = final_ranks(outcome["ranks"], teams, forfeited) if forfeited else outcome["ranks"]
 
     seats = [{"seat": s, "bot": labels[s], "name": names[s], **verdicts[s].to_dict(), "decisions": decisions[s],
               "stderr_tail": reports[s].stderr_tail, "resources": reports[s].resources} for s in range(n)]
-    if forfeited:
-        ended_by = "forfeit"
-    elif outcome["finished"]:
-        ended_by = "rules"
-    else:
-        ended_by = "decision-limit"
-    result = {"game": game, "preset": preset, "seed": seed, "finished": ended_by == "rules", "ended_by": ended_by,
+    ended = ended_by([v.verdict for v in verdicts], outcome["finished"])
+    result = {"game": game, "preset": preset, "seed": seed, "finished": ended == "rules", "ended_by": ended,
               "ranks": ranks, "points": outcome["points"], "points_kind": outcome["points_kind"], "teams": teams,
               "deals": len(outcome["deals"]), "seats": seats}
     replay = {"format": REPLAY_FORMAT, "version": REPLAY_VERSION, "game": game, "preset": preset,
@@ -212,32 +244,79 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
     return MatchRecord(result=result, replay=replay, reports=reports)
 
 
+def _start_all(players: list[Player], control: TimeControl, game: str, preset: str, rules: Any,
+               teams: list[list[int]], verdicts: list[SeatVerdict], names: list[str], fail) -> None:
+    """Launch every seat's bot at once, then collect the readies: start-up costs the longest seat's time,
+    not the sum. Stops at the first seat that fails (in seat order), as a match stops at its first forfeit."""
+    n = len(players)
+    deadlines = [0.0] * n
+    for seat, player in enumerate(players):
+        hello = protocol.hello(game=game, preset=preset, rules=rules_to_dict(rules), seat=seat, players=n,
+                               teams=teams, time=control.to_dict())
+        deadlines[seat] = time.monotonic() + control.startup_ms / 1000
+        try:
+            player.launch(hello, deadlines[seat])
+        except PlayerFailure as failure:
+            fail(seat, failure)
+            return
+    for seat, player in enumerate(players):
+        try:
+            names[seat] = protocol.parse_ready(player.wait_ready(deadlines[seat])).name
+        except ProtocolError as err:
+            fail(seat, PlayerFailure(protocol.PROTOCOL_ERROR, err.code, err.detail))
+        except PlayerFailure as failure:
+            fail(seat, failure)
+        if verdicts[seat].verdict != protocol.OK:
+            return
+
+
+def _ceiling(match_deadline: float, now: float) -> PlayerFailure:
+    return PlayerFailure(protocol.ABORTED, "wall-ceiling", "the match reached its wall-clock ceiling while this "
+                         "seat was within its own time: nobody's fault, the match is not scored")
+
+
 def _add_sandbox_cause(verdict: SeatVerdict, report: SeatReport) -> None:
-    """A crash or timeout often has its real cause in the sandbox (out of memory, CPU limit): say so."""
+    """A crash or timeout often has its real cause in the sandbox (out of memory, CPU limit): say so. When the
+    cause is nobody's fault (the wall-clock limit, which the runner sets above anything the time control
+    allows, or a sandbox that failed to set up) the seat's verdict becomes ``aborted``: not a forfeit."""
     resources = report.resources
     if verdict.verdict == protocol.OK or not isinstance(resources, dict):
         return
-    if resources.get("outcome") not in (None, "ok"):
-        verdict.detail += f"; sandbox: {resources['outcome']} ({resources.get('detail', '')})"
+    cause = resources.get("outcome")
+    if cause in (None, "ok"):
+        return
+    if verdict.verdict != protocol.ABORTED and cause in SANDBOX_NOBODYS_FAULT:
+        verdict.verdict, verdict.code = protocol.ABORTED, SANDBOX_NOBODYS_FAULT[cause]
+        verdict.detail = f"not scored (nobody's fault); the referee saw: {verdict.detail}"
+    verdict.detail += f"; sandbox: {cause} ({resources.get('detail', '')})"
 
 
-def _close_all(players: list[Player], state: Any, cursors: list[int], ranks: list[int], outcome: dict[str, Any],
+# sandbox.report outcomes that are never the bot's doing -> the aborted verdict's code
+SANDBOX_NOBODYS_FAULT = {"wall_time": "sandbox-wall", "sandbox_failure": "infrastructure"}
+
+
+def _close_all(players: list[Player], state: Any, cursors: list[int], teams: list[list[int]],
                verdicts: list[SeatVerdict]) -> list[SeatReport]:
     """Tell every seat how it ended and close it. Closing never raises: it is the referee's last word."""
+    outcome = state.outcome()
+    forfeited = {s for s, v in enumerate(verdicts) if v.forfeits}
+    ranks = final_ranks(outcome["ranks"], teams, forfeited) if forfeited else outcome["ranks"]
     summary = protocol.result(ranks=ranks, points=outcome["points"], points_kind=outcome["points_kind"],
                               verdicts=[v.verdict for v in verdicts])
     reports = []
     for seat, player in enumerate(players):
         farewell: list[dict[str, Any]] = []
         verdict = verdicts[seat]
-        if verdict.verdict == protocol.OK:
+        if not verdict.forfeits:
             farewell += [protocol.event(e) for e in state.events(seat, cursors[seat])]
         elif verdict.verdict in (protocol.PROTOCOL_ERROR, protocol.ILLEGAL_ACTION):
             farewell.append(protocol.error(verdict.code or verdict.verdict, verdict.detail))
-        farewell += [summary, protocol.goodbye("match over" if verdict.verdict == protocol.OK else
-                                               f"forfeit: {verdict.verdict}")]
+        reason = "match over" if verdict.verdict == protocol.OK else (
+            "match aborted" if verdict.verdict == protocol.ABORTED else f"forfeit: {verdict.verdict}")
+        farewell += [summary, protocol.goodbye(reason)]
         try:
             reports.append(player.close(farewell))
         except Exception as err:  # closing must not lose the result; record what went wrong instead
-            reports.append(SeatReport(stderr_tail=[f"referee could not close this seat cleanly: {err}"]))
+            reports.append(SeatReport(stderr_tail=[protocol.printable(f"referee could not close this seat cleanly: "
+                                                                      f"{err}")]))
     return reports

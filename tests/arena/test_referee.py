@@ -13,7 +13,7 @@ from arena import protocol
 from arena.games import resolve
 from arena.players import BuiltinPlayer, ExternalPlayer, PlayerFailure
 from arena.referee import TimeControl, final_ranks, play_match
-from tests.arena.conftest import builtin, misbehaving
+from tests.arena.conftest import PROTOCOL_BOTS, builtin, misbehaving
 
 FAST = TimeControl(startup_ms=5000, move_ms=1000, bank_ms=1000)
 
@@ -230,3 +230,115 @@ def test_pipes_with_descriptor_numbers_above_1023_are_read_and_written(high_desc
 
 def test_a_bot_name_loses_its_control_characters():
     assert protocol.parse_ready({"type": "ready", "name": "evil\x1b[2Jbot\n"}).name == "evil[2Jbot"
+
+
+def test_a_stderr_flood_ends_the_match_for_the_bot_promptly_with_a_verdict_that_says_so():
+    started = time.monotonic()
+    record = play(misbehaving("stderr-flood"), control=TimeControl(startup_ms=5000, move_ms=60_000, bank_ms=0))
+    seat = record.result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.PROTOCOL_ERROR, protocol.STDERR_LIMIT), seat["detail"]
+    assert "64 MiB to stderr" in seat["detail"]
+    assert time.monotonic() - started < 50  # long before the 60 s move time
+    assert record.reports[0].stderr_bytes <= 64 * 2**20 + 2**20
+
+
+def test_the_stderr_tail_keeps_the_start_of_long_lines_and_the_last_lines_across_chunks(high_descriptors):
+    process = PipeProcess()
+    player = ExternalPlayer("pipes", lambda: process)
+    os.write(process.stdout_write, b'{"type":"ready"}\n')
+    player.start({"type": "hello"}, time.monotonic() + 1)
+    os.write(process.stderr_write, b"A" * 500 + b"B" * 500)
+    os.write(process.stderr_write, b"C\n" + b"\n" * 30000 + b"".join(b"line %d\r\n" % i for i in range(25)))
+    os.write(process.stderr_write, b"unfinished")
+    tail = player.close([]).stderr_tail
+    assert tail == [f"line {i}" for i in range(6, 25)] + ["unfinished"]
+    second = PipeProcess()
+    player = ExternalPlayer("pipes", lambda: second)
+    os.write(second.stdout_write, b'{"type":"ready"}\n')
+    player.start({"type": "hello"}, time.monotonic() + 1)
+    os.write(second.stderr_write, b"A" * 500)
+    os.write(second.stderr_write, b"B" * 500 + b"\nlast\n")
+    assert player.close([]).stderr_tail == ["A" * 400 + "…", "last"]
+
+
+def test_nothing_a_bot_controls_reaches_the_record_with_control_characters():
+    record = play(misbehaving("escape-keys"))
+    seat = record.result["seats"][0]
+    assert seat["verdict"] == protocol.ILLEGAL_ACTION
+    stored = json.dumps({"result": record.result, "replay": record.replay}, ensure_ascii=False)
+    text_fields = [seat["detail"], record.replay["rejected"]["error"], *seat["stderr_tail"]]
+    assert all("\x1b" not in text and "\x07" not in text for text in text_fields), text_fields
+    assert any("\\x1b" in text for text in text_fields)
+    assert "\x1b" not in stored.replace(json.dumps(record.replay["rejected"]["action"], ensure_ascii=False), "")
+
+
+class Recorder:
+    """A built-in-like player that records when the referee starts it and waits for it."""
+
+    def __init__(self, inner, seat, log):
+        self._inner, self._seat, self._log = inner, seat, log
+        self.label = inner.label
+
+    def launch(self, hello, deadline):
+        self._log.append(("launch", self._seat))
+
+    def wait_ready(self, deadline):
+        self._log.append(("wait", self._seat))
+        return self._inner.wait_ready(deadline)
+
+    def ask(self, request, deadline, before=()):
+        return self._inner.ask(request, deadline, before)
+
+    def close(self, farewell):
+        return self._inner.close(farewell)
+
+
+def test_every_seat_is_launched_before_the_referee_waits_for_any_ready():
+    _, rules = resolve("bura-3p")
+    log = []
+    players = [Recorder(builtin("bura-3p", "random", s), s, log) for s in range(3)]
+    play_match(rules, 1, players, preset="bura-3p")
+    assert log == [("launch", 0), ("launch", 1), ("launch", 2), ("wait", 0), ("wait", 1), ("wait", 2)]
+
+
+def test_a_match_past_its_wall_ceiling_is_aborted_without_blaming_the_bot_within_its_clock():
+    _, rules = resolve("bura")
+    record = play_match(rules, 11, [misbehaving("silent-move"), builtin("bura", "random", 1)], preset="bura",
+                        time_control=TimeControl(startup_ms=5000, move_ms=30_000, bank_ms=0), wall_seconds=3)
+    seat = record.result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.ABORTED, "wall-ceiling")
+    assert record.result["ended_by"] == "aborted" and record.aborted and not record.failed_seats
+    assert record.result["ranks"] == record.replay["outcome"]["ranks"]  # no forfeit ranking
+    from arena import replay as replays
+
+    replays.rebuild(record.replay)  # an aborted match's replay verifies
+
+
+def test_the_match_wall_ceiling_follows_the_time_control():
+    assert TimeControl(startup_ms=1000, move_ms=10, bank_ms=500).match_seconds(2, max_decisions=1000) == 12.0
+    assert TimeControl().match_seconds(4) == 3 * 3600
+
+
+def test_a_sandbox_wall_kill_of_a_bot_within_its_clock_is_aborted_not_a_crash():
+    import sandbox
+
+    def launch():
+        return sandbox.start(["python3", "misbehave.py", "silent-move"], PROTOCOL_BOTS,
+                             sandbox.Limits(wall_seconds=2), backend="unsafe", allow_unsafe=True)
+
+    record = play(ExternalPlayer("walled", launch), control=TimeControl(startup_ms=5000, move_ms=30_000, bank_ms=0))
+    seat = record.result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.ABORTED, "sandbox-wall"), seat["detail"]
+    assert record.result["ended_by"] == "aborted"
+
+
+def test_an_infrastructure_failure_at_launch_aborts_the_match():
+    from arena.players import InfrastructureError
+
+    def launch():
+        raise InfrastructureError("all 1000 sandbox uids are in use")
+
+    record = play(ExternalPlayer("unlucky", launch))
+    seat = record.result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.ABORTED, "infrastructure")
+    assert record.result["ended_by"] == "aborted" and "uids" in seat["detail"]

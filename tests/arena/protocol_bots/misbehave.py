@@ -6,7 +6,9 @@ slow-then-fast (spends some of the time bank), daemon (leaves a double-forked pr
 deep-nesting, huge-number, nan (JSON the json module reads but that is not standard JSON or cannot be
 used), surrogate-name (announces a name holding a lone surrogate escape), close-stdin (closes its
 input after reading the hello, then answers it and stays alive), close-stdout (closes its output
-after the handshake and stays alive).
+after the handshake and stays alive), stderr-flood (writes newlines to stderr without end at its first
+request), escape-keys (answers with an action holding terminal escape sequences in an unknown key and in
+its stderr).
 """
 
 import json
@@ -65,6 +67,15 @@ while True:
     if MODE == "stderr-chatter":
         for i in range(100):
             print(f"thinking {requests}.{i} " + "x" * 1000, file=sys.stderr)
+    if MODE == "stderr-flood":
+        while True:
+            os.write(2, b"\n" * 65536)
+    if MODE == "escape-keys":
+        sys.stderr.write("\x1b]0;owned\x07\x1b[2Jcleared\n")
+        sys.stderr.flush()
+        send({"type": "action", "id": message["id"],
+              "action": {**message["legal_actions"][0], "\x1b]52;c;cGF5bG9hZA==\x07\x1b[2J": 1}})
+        continue
     if MODE == "garbage":
         sys.stdout.write("this is not json\n")
         sys.stdout.flush()
