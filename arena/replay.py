@@ -22,7 +22,7 @@ from arena import protocol
 from arena.cards import MAX_SEED
 from arena.games import all_presets, load_game, new_match
 from arena.games.base import IllegalAction, RuleOptionError
-from arena.games.options import rules_to_dict
+from arena.games.options import recorded_rules_match, rules_to_dict
 from arena.referee import MALFORMED_ACTION_ERRORS, REPLAY_FORMAT, REPLAY_VERSION, ended_by, final_ranks
 
 VERDICTS = (protocol.OK, protocol.TIMEOUT, protocol.CRASH, protocol.PROTOCOL_ERROR, protocol.ILLEGAL_ACTION,
@@ -102,7 +102,7 @@ def rebuild(replay: dict[str, Any]):
         rules = load_game(game).Rules(**recorded_rules)
     except (RuleOptionError, TypeError) as err:
         raise ReplayError(f"replay rules are invalid: {err}") from None
-    if rules_to_dict(rules) != recorded_rules:
+    if not recorded_rules_match(rules, recorded_rules):  # options added since are at their default
         raise ReplayError(f"replay rules are not every option as played: expected {rules_to_dict(rules)}")
     preset = _require(replay, "preset", str)
     known = all_presets().get(preset)
