@@ -132,3 +132,35 @@ def test_unreadable_files_get_a_clear_error(tmp_path, content, message):
     path.write_bytes(content)
     with pytest.raises(replays.ReplayError, match=message):
         replays.load(path)
+
+
+def test_a_small_gzip_that_unpacks_to_gigabytes_is_refused_without_unpacking_it(tmp_path):
+    import gzip
+    import resource
+
+    path = tmp_path / "bomb.json.gz"
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        for _ in range(64):
+            f.write(b" " * (16 << 20))  # 1 GiB of spaces in about 1 MiB
+    assert path.stat().st_size < 2 << 20
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(replays.ReplayError, match="larger than 32 MiB unpacked"):
+        replays.load(path)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 * 1024  # KiB: far below 1 GiB
+
+
+@pytest.mark.parametrize("depth", [100, 100_000])
+def test_deeply_nested_json_is_a_clear_error_not_a_recursion_error(tmp_path, depth):
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": ' + "[" * depth + "]" * depth + "}")
+    with pytest.raises(replays.ReplayError, match=r"nest deeper|not JSON"):
+        replays.load(path)
+
+
+def test_narration_never_prints_control_characters(recorded):
+    forged = tampered(recorded, lambda r: r["seats"][0].update(bot="\x1b]52;c;cGF5bG9hZA==\x07evil",
+                                                               name="\x1b[2Jname\u202e"))
+    forged["verdicts"][1].update(verdict="crash", code="exited", detail="\x1b]0;title\x07 died")
+    lines = replays.narrate(forged)
+    assert all(ch.isprintable() for line in lines for ch in line)
+    assert any("\\x1b]52" in line for line in lines) and any("\\u202e" in line for line in lines)
