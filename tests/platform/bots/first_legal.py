@@ -1,0 +1,21 @@
+"""A bot for the platform's tests: plays the first legal action after an optional delay (argv-free:
+the delay comes from the file name's sibling 'delay' file when present, so one upload is one behaviour)."""
+
+import json
+import os
+import sys
+import time
+
+DELAY = float(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "delay")).read()) \
+    if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "delay")) else 0.0
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "first-legal"}), flush=True)
+    elif message["type"] == "request":
+        time.sleep(DELAY)
+        print(json.dumps({"type": "action", "id": message["id"], "action": message["legal_actions"][0]}), flush=True)
+        print(f"played request {message['id']}", file=sys.stderr, flush=True)
+    elif message["type"] == "goodbye":
+        break
