@@ -19,13 +19,24 @@ HOUSE_RULES = st.fixed_dictionaries({
     "moscow_needs_trump_ace": st.booleans(),
     "small_moscow": st.sampled_from(["off", "tens"]),
     "initial_combo": st.sampled_from(["redeal", "counts"]),
-    "unclaimed": st.sampled_from(["void", "most_points"]),
-    "dealer": st.sampled_from(["winner", "rotate_left"]),
+    "unclaimed": st.sampled_from(["void", "most_points", "double_next"]),
+    "dealer": st.sampled_from(["winner", "rotate_left", "loser"]),
+    "false_claim_deals": st.sampled_from(["winner", "claimer"]),
+    "next_lead": st.sampled_from(["taker", "rotate"]),
+    "draw_first": st.sampled_from(["taker", "leader"]),
+    "mixed_sets": st.sampled_from(["off", "on"]),
+    "combo_tie": st.sampled_from(["higher_cards", "turn_order"]),
+    "bura_tie": st.sampled_from(["higher_cards", "playoff", "void"]),
+    "out_of_turn_lead": st.sampled_from(["any", "whole_hand"]),
+    "exactly_31": st.sampled_from([4, 2]),
+    "no_trick_penalty": st.sampled_from([6, 8]),
     "match": st.sampled_from(["penalty:12", "rubber:3", "deals:3"]),
 })
 
 
 def rules_for(preset, house, **extra):
+    if house["discard"] == "open":  # every card face up: no set can be partly face down
+        house = {**house, "mixed_sets": "off"}
     return with_options(PRESETS[preset], {**house, **extra})
 
 
@@ -58,8 +69,10 @@ def hidden_from(state, seat):
             if not sees:
                 hidden.add(card)
     if state.phase == "respond":
-        hidden.update(c for s, cards, down in state.trick_plays if down and s != seat for c in cards)
+        hidden.update(c for s, _, down in state.trick_plays if s != seat for c in down)
+    # An announced combination shows only its own cards (and a play-off the rivals' combination cards).
     public = {state.trump_card} | {c for combo in state.announced for c in combo["cards"]}
+    public |= {c for combo in state.announced for p in combo.get("playoff", ()) for c in p["cards"]}
     return hidden - public
 
 
@@ -108,7 +121,7 @@ def test_matches_end_and_replay_exactly_and_played_out_deals_hold_120_points(pre
     outcome = state.outcome()
     assert outcome["finished"] and sorted(outcome["ranks"])[0] == 1
     for deal in outcome["deals"]:
-        if deal["reason"] in ("played-out", "void"):
+        if deal["reason"] in ("played-out", "void") and deal["combination"] is None:
             assert sum(deal["trick_points"]) == 120
     replay = new_match(rules, seed)
     for seat, action in actions:

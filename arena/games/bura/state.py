@@ -98,7 +98,7 @@ class BuraMatch:
     def from_position(cls, rules: Rules, *, hands, trump_card: str, stock=(), piles=None, face_down=None,
                       leader: int = 0, dealer: int | None = None, penalties=None, deals_won=None, deal: int = 1,
                       seed: int = 0, multiplier: int = 1, claim_by: int | None = None,
-                      fresh_deal: bool = False) -> BuraMatch:
+                      fresh_deal: bool = False, tricks=None) -> BuraMatch:
         """A position built from explicit cards, for tests and analysis.
 
         ``stock`` is in drawing order (first drawn first); the trump card is still in the stock when it is
@@ -106,7 +106,8 @@ class BuraMatch:
         trick cards; ``face_down``: per seat, ``(card, seat that played it)`` pairs. ``penalties`` and
         ``deals_won`` are per team. ``claim_by``: that seat has just taken a trick and decides whether to
         claim. ``fresh_deal``: the hands were just dealt, so the initial-combination rule applies (a redeal
-        shuffles deal ``deal + 1`` from ``seed``). Otherwise ``leader`` leads next.
+        shuffles deal ``deal + 1`` from ``seed``). Otherwise ``leader`` leads next. ``tricks``: per seat, the
+        tricks taken so far (default: 1 for a seat with a pile, else 0; it matters for ``no_trick_penalty``).
         """
         state = cls.__new__(cls)
         state._setup(rules, seed)
@@ -136,6 +137,7 @@ class BuraMatch:
                 state.piles[owner].append(card)
                 state.pile_down[owner].append((card, by))
             state._refresh_known(owner)
+            state.tricks_won[owner] = tricks[owner] if tricks is not None else int(bool(state.piles[owner]))
         if fresh_deal:
             next_dealer = state._after_initial_deal()
             if next_dealer is not None:
