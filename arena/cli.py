@@ -17,8 +17,8 @@ from arena.botspec import BotSpecError, parse_bot
 from arena.cards import MAX_SEED
 from arena.games import all_presets, new_match, resolve
 from arena.games.base import RuleOptionError
-from arena.games.options import describe
-from arena.protocol import OK
+from arena.games.options import describe, rules_to_dict
+from arena.protocol import OK, printable
 from arena.referee import TimeControl
 from arena.runner import build_schedule, run_schedule
 
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         commands = {"games": cmd_games, "play": cmd_play, "replay": cmd_replay, "showcase": cmd_showcase}
         return commands[args.command](args)
     except (UsageError, BotSpecError, RuleOptionError, replays.ReplayError, ValueError) as err:
-        print(f"arena: error: {err}", file=sys.stderr)
+        print(f"arena: error: {printable(str(err))}", file=sys.stderr)  # it may quote a file's or bot's text
         return 2
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
@@ -127,8 +127,15 @@ def cmd_games(args: argparse.Namespace) -> int:
         print(f"{preset}  (game {game})")
         for row in describe(rules):
             value = json.dumps(row["value"]) if not isinstance(row["value"], str) else row["value"]
-            print(f"    {row['name']:<24} {value:<14} allowed: {row['allowed']}")
+            print(f"    {row['name']:<24} {value:<14} allowed: {_allowed(row)}")
     return 0
+
+
+def _allowed(row: dict[str, Any]) -> str:
+    """What --rule accepts for an option (a true/false option's metadata may carry no list of values)."""
+    if isinstance(row["value"], bool):
+        return "true | false"
+    return row["allowed"]
 
 
 # ---- arena play ------------------------------------------------------------------------------------------
@@ -141,6 +148,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     time_control = TimeControl(startup_ms=args.startup_time, move_ms=args.move_time, bank_ms=args.time_bank)
     base_seed = args.seed if args.seed is not None else secrets.randbits(64)
     _check_outputs(args)
+    matches: list[dict[str, Any]] = []
+    interrupted = False
     with tempfile.TemporaryDirectory(prefix="arena-bots-") as staging:
         specs = [parse_bot(b, Path(staging), sorted(bots_for(game))) for b in args.bots]
         if any(not spec.is_builtin for spec in specs):
@@ -148,16 +157,29 @@ def cmd_play(args: argparse.Namespace) -> int:
         schedule = build_schedule(preset=args.preset, overrides=overrides, bots=specs, games=args.games,
                                   base_seed=base_seed, duplicate=args.duplicate, time_control=time_control,
                                   sandbox=args.sandbox)
-        matches = _play_all(schedule, args)
+        try:
+            _play_all(schedule, args, matches)
+        except KeyboardInterrupt:  # Ctrl-C: what was played is kept and reported
+            interrupted = True
     summary = stats.summary(matches)
-    results = {"format": RESULTS_FORMAT, "version": 1, "preset": args.preset, "rules": overrides,
-               "base_seed": base_seed, "games": args.games, "duplicate": args.duplicate,
-               "time": time_control.to_dict(), "matches": matches, "summary": summary}
+    # The options changed, typed as the rules hold them (as in replays): "deck": 32, not "32".
+    typed = rules_to_dict(resolve(args.preset, overrides)[1])
+    results = {"format": RESULTS_FORMAT, "version": 1, "preset": args.preset,
+               "rules": {key: typed[key] for key in overrides}, "base_seed": base_seed, "games": args.games,
+               "duplicate": args.duplicate, "time": time_control.to_dict(), "interrupted": interrupted,
+               "matches": matches, "summary": summary}
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     failures = stats.failures_by_bot(matches)
     if not args.quiet:
         _print_table(args.preset, base_seed, len(matches), summary, failures)
+        aborted = stats.aborted_count(matches)
+        if aborted:
+            print(f"{aborted} match(es) aborted for reasons that are nobody's fault (not scored; see ended_by)")
+    if interrupted:
+        print(f"arena: interrupted after {len(matches)} of {len(schedule.jobs)} matches; their results are kept",
+              file=sys.stderr)
+        return 130
     return 1 if failures else 0
 
 
@@ -173,15 +195,31 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _check_sandbox(backend: str) -> None:
-    import sandbox  # the runner is where arena meets the sandbox
-
-    problem = sandbox.backends_available()[backend]
+    problem = _backend_problem(backend)
     if problem:
         raise UsageError(f"--sandbox {backend} cannot run here: {problem}")
 
 
-def _play_all(schedule, args: argparse.Namespace) -> list[dict[str, Any]]:
-    matches: list[dict[str, Any]] = []
+def _backend_problem(backend: str) -> str | None:
+    """Probe only the backend that will be used (asking every backend ran `docker version` each time)."""
+    import sandbox  # the runner is where arena meets the sandbox
+
+    single = getattr(sandbox, "backend_available", None)
+    if single is not None:
+        return single(backend)
+    if backend == "bwrap":
+        from sandbox.bwrap import preflight
+
+        return preflight()
+    if backend == "docker":
+        from sandbox.docker import unavailable_reason
+
+        return unavailable_reason()
+    return None
+
+
+def _play_all(schedule, args: argparse.Namespace, matches: list[dict[str, Any]]) -> None:
+    """Play the schedule, appending each result to ``matches`` as it arrives (so an interrupt keeps them)."""
     progress = None
     if not args.quiet and sys.stderr.isatty():
         from rich.progress import Progress
@@ -189,18 +227,18 @@ def _play_all(schedule, args: argparse.Namespace) -> list[dict[str, Any]]:
         progress.start()
         task = progress.add_task(f"{args.preset}", total=len(schedule.jobs))
     try:
-        for result, replay in run_schedule(schedule, args.concurrency):
+        wanted = "gzip" if args.replays is not None else None  # compressed where played, or not sent at all
+        for result, replay in run_schedule(schedule, args.concurrency, replays=wanted):
             for seat in result["seats"]:
                 seat.pop("resources", None)  # measurements vary run to run; the replay keeps them
+            if replay is not None:
+                (args.replays / f"{args.preset}-{result['index']:05d}.json.gz").write_bytes(replay)
             matches.append(result)
-            if args.replays is not None:
-                replays.save(replay, args.replays / f"{args.preset}-{result['index']:05d}.json.gz")
             if progress is not None:
                 progress.advance(task)
     finally:
         if progress is not None:
             progress.stop()
-    return matches
 
 
 def _print_table(preset: str, base_seed: int, count: int, summary: list[dict[str, Any]],

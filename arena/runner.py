@@ -7,6 +7,8 @@ the same base seed gives byte-identical output.
 
 from __future__ import annotations
 
+import gc
+import gzip
 import multiprocessing
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -18,10 +20,15 @@ from arena.bots import make_bot
 from arena.botspec import BotSpec
 from arena.cards import derive_seed
 from arena.games import new_match, resolve
-from arena.players import BuiltinPlayer, ExternalPlayer, Player
+from arena.players import BuiltinPlayer, ExternalPlayer, InfrastructureError, Player
 from arena.referee import MatchRecord, TimeControl, play_match
+from arena.replay import dumps as replay_bytes
 
 BOT_SEED_LABEL = 0xB07
+# The sandbox's own wall limit sits this far above the referee's match ceiling, so the referee ends a long
+# match cleanly first; a sandbox wall kill is then never an honest bot's doing (verdict aborted).
+SANDBOX_WALL_MARGIN_S = 30.0
+REPLAY_FORMS = ("dict", "gzip", None)
 
 
 @dataclass(frozen=True)
@@ -89,11 +96,21 @@ def build_schedule(*, preset: str, overrides: dict[str, str], bots: list[BotSpec
     return schedule
 
 
-def _player(job: MatchJob, seat: int, spec: BotSpec, game: str, rules: Any) -> Player:
+def _player(job: MatchJob, seat: int, spec: BotSpec, game: str, rules: Any, limits: dict[str, Any]) -> Player:
     if spec.is_builtin:
         bot = make_bot(game, spec.builtin, seat, rules, derive_seed(job.seed, BOT_SEED_LABEL, seat))
         return BuiltinPlayer(spec.label, bot, name=spec.builtin)
-    return ExternalPlayer(spec.label, _sandbox_launcher(spec, job.sandbox, dict(job.sandbox_limits)))
+    return ExternalPlayer(spec.label, _sandbox_launcher(spec, job.sandbox, limits))
+
+
+def sandbox_limits_for(job: MatchJob, seats: int) -> dict[str, Any]:
+    """The sandbox limits of one bot in this match: the wall limit (and the CPU total, which one core's worth
+    of bandwidth cannot exceed anyway) follow the time control's match ceiling, so no honest bot within its
+    clock is ever killed by a fixed cap in a long match. Limits the job sets explicitly win."""
+    ceiling = job.time_control.match_seconds(seats)
+    limits = {"wall_seconds": ceiling + SANDBOX_WALL_MARGIN_S, "cpu_seconds": ceiling + SANDBOX_WALL_MARGIN_S}
+    limits.update(dict(job.sandbox_limits))
+    return limits
 
 
 def _sandbox_launcher(spec: BotSpec, backend: str, limits: dict[str, Any]) -> Callable[[], Any]:
@@ -103,27 +120,63 @@ def _sandbox_launcher(spec: BotSpec, backend: str, limits: dict[str, Any]) -> Ca
     sandbox_limits = sandbox.Limits(**limits)
 
     def launch():
-        return sandbox.start(list(spec.command), Path(spec.directory), sandbox_limits, backend=backend,
-                             allow_unsafe=backend == "unsafe", env={"PYTHONUNBUFFERED": "1"})
+        try:
+            return sandbox.start(list(spec.command), Path(spec.directory), sandbox_limits, backend=backend,
+                                 allow_unsafe=backend == "unsafe", env={"PYTHONUNBUFFERED": "1"})
+        except sandbox.SandboxError as err:
+            # The bot's files and entry point were checked when it was staged: what is left is the machine's
+            # (no free sandbox uid, cgroups, the container engine). Not the bot's loss.
+            raise InfrastructureError(f"the sandbox could not start the bot: {err}") from None
 
     return launch
 
 
 def run_job(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Play one match; return its result (for tables and ratings) and its replay."""
     game, rules = resolve(job.preset, dict(job.overrides))
-    players = [_player(job, seat, spec, game, rules) for seat, spec in enumerate(job.seat_bots)]
-    record: MatchRecord = play_match(rules, job.seed, players, preset=job.preset, time_control=job.time_control)
+    limits = sandbox_limits_for(job, len(job.seat_bots))
+    players = [_player(job, seat, spec, game, rules, limits) for seat, spec in enumerate(job.seat_bots)]
+    # The collector is paused for the match: a match allocates many small objects that all live to its end
+    # (events, observations), and full collections over them made long matches superlinear.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        record: MatchRecord = play_match(rules, job.seed, players, preset=job.preset, time_control=job.time_control)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     result = {"index": job.index, "game_number": job.game_number, "rotation": job.rotation, **record.result}
     return result, record.replay
 
 
-def run_schedule(schedule: Schedule, concurrency: int) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """Yield (result, replay) per match, in schedule order."""
+def replay_gzip(replay: dict[str, Any]) -> bytes:
+    """A replay as the bytes of its .json.gz file (what replay.save writes: gzip -9, zero timestamp)."""
+    return gzip.compress(replay_bytes(replay), compresslevel=9, mtime=0)
+
+
+def _run_job_as(job: MatchJob, replays: str | None) -> tuple[dict[str, Any], Any]:
+    result, replay = run_job(job)
+    if replays == "gzip":
+        return result, replay_gzip(replay)
+    return result, replay if replays == "dict" else None
+
+
+def run_schedule(schedule: Schedule, concurrency: int, *,
+                 replays: str | None = "dict") -> Iterator[tuple[dict[str, Any], Any]]:
+    """Yield (result, replay) per match, in schedule order. ``replays`` says in what form the replay is
+    wanted: "dict", "gzip" (the bytes of its .json.gz file, compressed in the worker that played it) or
+    None (not at all: nothing is shipped back from the worker processes)."""
+    if replays not in REPLAY_FORMS:
+        raise ValueError(f"replays must be one of {REPLAY_FORMS}, not {replays!r}")
     if concurrency <= 1 or len(schedule.jobs) <= 1:
         for job in schedule.jobs:
-            yield run_job(job)
+            yield _run_job_as(job, replays)
         return
     # spawn, not fork: the parent may run a progress-bar thread, and forking a threaded process is unsafe.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=concurrency, mp_context=context) as pool:
-        yield from pool.map(run_job, schedule.jobs)
+        try:
+            yield from pool.map(_run_job_as, schedule.jobs, [replays] * len(schedule.jobs))
+        except BaseException:  # Ctrl-C or the consumer stopped: start no further match
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise

@@ -5,6 +5,8 @@ the average, over every pair of their seats, of 1 (better rank), ½ (same rank) 
 whole team counts once, not once per partner. That average adds to the score; above ½ is a win, ½ a
 draw, below a loss. With two bots this is the ordinary match result. The Elo and LOS formulas are the
 ones chess engine testers use (cutechess-cli, BayesElo's LOS).
+
+A match that ended ``aborted`` (nobody's fault: docs/protocol.md, "Verdicts") is not counted at all.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 Z95 = 1.959963984540054
+ABORTED = "aborted"  # a match's ended_by and a seat's verdict when nobody is to blame
 
 
 @dataclass
@@ -44,6 +47,8 @@ def tally(matches: list[dict[str, Any]]) -> list[BotTally]:
     """Per bot, results against every other bot over all matches, in order of first appearance."""
     tallies: dict[str, BotTally] = {}
     for match in matches:
+        if match.get("ended_by") == ABORTED:
+            continue
         seats_of: dict[str, list[int]] = {}
         for seat in match["seats"]:
             seats_of.setdefault(seat["bot"], []).append(seat["seat"])
@@ -103,12 +108,17 @@ def summary(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def failures_by_bot(matches: list[dict[str, Any]]) -> dict[str, int]:
+    """Forfeits per bot (an aborted seat is not a failure)."""
     counts: dict[str, int] = defaultdict(int)
     for match in matches:
         for seat in match["seats"]:
-            if seat["verdict"] != "ok":
+            if seat["verdict"] not in ("ok", ABORTED):
                 counts[seat["bot"]] += 1
     return dict(counts)
+
+
+def aborted_count(matches: list[dict[str, Any]]) -> int:
+    return sum(1 for match in matches if match.get("ended_by") == ABORTED)
 
 
 def _round(value: float | None, digits: int = 1) -> float | None:

@@ -241,3 +241,65 @@ def test_external_bots_give_the_same_results_and_replays_at_any_concurrency(caps
             replays.append(replay)
         outputs.append(((tmp_path / f"run{len(outputs)}.json").read_bytes(), replays))
     assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_ctrl_c_keeps_the_results_of_the_matches_already_finished(capsys, tmp_path, monkeypatch):
+    import arena.cli
+    from arena.runner import run_schedule as real_run_schedule
+
+    def interrupted_after_two(schedule, concurrency, **kwargs):
+        for i, item in enumerate(real_run_schedule(schedule, concurrency, **kwargs)):
+            if i == 2:
+                raise KeyboardInterrupt
+            yield item
+
+    monkeypatch.setattr(arena.cli, "run_schedule", interrupted_after_two)
+    code, out, err = run(capsys, "play", "bura", "builtin:greedy", "builtin:random", "--games", "5", "--seed", "3",
+                         "--json", str(tmp_path / "r.json"), "--replays", str(tmp_path / "replays"))
+    assert code == 130 and "interrupted after 2 of 5 matches" in err
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["interrupted"] is True and len(data["matches"]) == 2
+    assert sum(row["wins"] + row["draws"] + row["losses"] for row in data["summary"]) == 4
+    assert len(list((tmp_path / "replays").iterdir())) == 2 and "builtin:greedy" in out
+
+
+def test_the_results_file_holds_typed_rule_values_as_replays_do(capsys, tmp_path):
+    code, _, _ = run(capsys, "play", "bura", "builtin:greedy", "builtin:random", "--rule", "deck=32", "--rule",
+                     "hand=4", "--quiet", "--seed", "1", "--json", str(tmp_path / "r.json"))
+    assert code == 0
+    assert json.loads((tmp_path / "r.json").read_text())["rules"] == {"deck": 32, "hand": 4}
+
+
+def test_arena_games_lists_the_allowed_values_of_every_option(capsys):
+    _, out, _ = run(capsys, "games")
+    rows = [line for line in out.splitlines() if line.startswith("    ")]
+    assert rows and all("allowed: " in row for row in rows)
+    assert not [row for row in rows if "see the rules docs" in row]
+    assert any(row.split()[0] == "teams" and row.endswith("allowed: true | false") for row in rows)
+
+
+def test_only_the_backend_in_use_is_probed(capsys, tmp_path, monkeypatch):
+    import sandbox
+
+    def everything():
+        raise AssertionError("probed every backend")
+
+    monkeypatch.setattr(sandbox, "backends_available", everything)
+    script = tmp_path / "fair.py"
+    script.write_text((PROTOCOL_BOTS / "misbehave.py").read_text().replace("MODE = sys.argv[1]", "MODE = 'fair'"))
+    code, _, err = run(capsys, "play", "bura", str(script), "builtin:random", "--sandbox", "unsafe", "--quiet")
+    assert code == 0, err
+
+
+def test_a_replay_with_control_characters_prints_none(capsys, tmp_path):
+    from arena import replay as replays
+    from arena.games import resolve
+    from arena.referee import play_match
+    from tests.arena.conftest import builtin
+
+    _, rules = resolve("bura")
+    record = play_match(rules, 4, [builtin("bura", "greedy", 0), builtin("bura", "random", 1)], preset="bura",
+                        labels=["\x1b]0;owned\x07bot", "\x1b[2J"])
+    replays.save(record.replay, tmp_path / "r.json.gz")
+    code, out, _ = run(capsys, "replay", str(tmp_path / "r.json.gz"))
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "\\x1b]0;owned" in out

@@ -49,3 +49,14 @@ def test_a_bot_that_only_met_itself_has_no_score_rather_than_zero():
 def test_all_draws_give_an_elo_of_zero_with_no_spread_and_no_likelihood():
     rows = summary([match([1, 1], ["a", "b"])] * 3)
     assert rows[0] == {**rows[0], "score": 0.5, "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0, "los": None}
+
+
+def test_an_aborted_match_is_neither_scored_nor_a_failure():
+    from arena.stats import aborted_count, failures_by_bot
+
+    aborted = match([1, 2], ["a", "b"])
+    aborted["ended_by"] = "aborted"
+    aborted["seats"][1]["verdict"] = "aborted"
+    rows = summary([match([1, 1], ["a", "b"]), aborted])
+    assert rows[0] == {**rows[0], "bot": "a", "wins": 0, "draws": 1, "losses": 0}
+    assert failures_by_bot([aborted]) == {} and aborted_count([aborted]) == 1
