@@ -16,6 +16,11 @@ REPO_DIR = PLATFORM_DIR.parent
 BASE_DIR = PLATFORM_DIR
 
 env = Environment()
+# KOZYR_* variables that the sandbox package (which knows nothing of Django) reads itself, and the test
+# suite's own switches: known, so not reported as typos.
+READ_BY_THE_SANDBOX = ("KOZYR_CONTAINER_ENGINE", "KOZYR_CONTAINER_RUNTIME", "KOZYR_CONTAINER_STORAGE_DRIVER",
+                       "KOZYR_SANDBOX_DOCKER_IMAGE", "KOZYR_SANDBOX_STATE_DIR", "KOZYR_SANDBOX_UIDS",
+                       "KOZYR_SANDBOX_BACKEND", "KOZYR_SANDBOX_BACKENDS")
 
 try:
     KOZYR_ENV = env.choice("KOZYR_ENV", "local", ("local", "production"))
@@ -49,7 +54,12 @@ try:
     LADDER_QUEUE_DEPTH = env.int("KOZYR_LADDER_QUEUE_DEPTH", 4, 0, 10_000)
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", PRODUCTION)
     USE_X_FORWARDED_PROTO = env.bool("KOZYR_BEHIND_PROXY", PRODUCTION)
+    WORKER_SELF_STOP = env.bool("KOZYR_WORKER_SELF_STOP", True)  # a worker that cannot run sandboxes stops
+    for name in READ_BY_THE_SANDBOX:
+        env.raw(name)  # the sandbox package reads and checks these itself
     for name in env.unknown():
+        if name.startswith("KOZYR_TEST_"):
+            continue
         raise SettingError(f"{name}: unknown setting (known KOZYR_* settings: "
                            f"{', '.join(sorted(k for k in env.read if k.startswith('KOZYR_')))})")
 except SettingError as error:

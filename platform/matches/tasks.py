@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import multiprocessing
 import os
 import signal
 import socket
 import threading
+import time
 import uuid
 
 from celery import shared_task
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import InterfaceError, OperationalError, close_old_connections, connection, connections
 
 from matches import actions
 from matches.models import Match
@@ -87,14 +89,37 @@ def play_match(match_id: int) -> str:
         return "infrastructure"
     replay_sha, replay_size = store_replay(replay)
     logs = store_logs(result)
-    return "finished" if actions.finish(match_id, owner, result, replay_sha, replay_size, logs) else "lease-lost"
+    finished = with_database_retries(lambda: actions.finish(match_id, owner, result, replay_sha, replay_size, logs))
+    return "finished" if finished else "lease-lost"
+
+
+DATABASE_RETRY_SECONDS = 60
+
+
+def with_database_retries(write):
+    """A finished match is worth waiting for: when the database is briefly away, try the (atomic, lease-
+    guarded) write again for a while. If it never comes back, the lease expires and the match is replayed."""
+    deadline = time.monotonic() + DATABASE_RETRY_SECONDS
+    delay = 0.5
+    while True:
+        try:
+            return write()
+        except (OperationalError, InterfaceError) as err:
+            if time.monotonic() > deadline:
+                raise
+            log.warning("database unavailable while recording a result (%s); retrying", err)
+            for conn in connections.all():
+                conn.close()  # a broken connection is not reused; the next try opens a fresh one
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def stop_this_worker() -> None:
     """Warm shutdown of the worker this task runs in (its parent when the pool forks children)."""
-    if os.environ.get("KOZYR_WORKER_NO_SELF_STOP"):
+    if not settings.WORKER_SELF_STOP:
         return
-    target = os.getppid() if os.environ.get("KOZYR_WORKER_POOL", "prefork") == "prefork" else os.getpid()
+    # The pool's child runs the task; its parent is the worker that consumes messages.
+    target = os.getppid() if multiprocessing.parent_process() is not None else os.getpid()
     with contextlib.suppress(OSError):
         os.kill(target, signal.SIGTERM)
 

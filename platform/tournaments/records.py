@@ -124,3 +124,7 @@ def fold(entrants: Sequence[EntrantId], results: Iterable[Result]) -> History:
         history.seats[result.first].append(+1)
         history.seats[result.second].append(-1)
     return history
+
+
+class SwissPairingError(ValueError):
+    """No complete round exists under the rules (every pairing left would be a rematch or a second bye)."""

@@ -104,10 +104,10 @@ def test_it_rejects_a_crashing_bot_with_the_reason_shown_to_its_owner_only(alice
     assert as_user(bob).get(log_url).status_code == 404
 
 
-def test_it_leaves_the_match_queued_when_the_worker_cannot_run_sandboxes(ladder_match, monkeypatch):
+def test_it_leaves_the_match_queued_when_the_worker_cannot_run_sandboxes(ladder_match, monkeypatch, settings):
     from matches import signals
 
-    monkeypatch.setenv("KOZYR_WORKER_NO_SELF_STOP", "1")
+    settings.WORKER_SELF_STOP = False
     monkeypatch.setattr(signals, "_CHECKED", {"bwrap": (1e18, "sandbox backend bwrap unavailable: no bwrap")})
     assert play_match(ladder_match.pk) == "worker-broken"
     ladder_match.refresh_from_db()
@@ -118,9 +118,14 @@ def test_it_never_scores_a_sandbox_that_cannot_start_against_the_bot(ladder_matc
     """The machine passed its start-up check but the sandbox fails mid-way: the attempt is the machine's."""
     from matches import signals
 
-    monkeypatch.setenv("KOZYR_WORKER_NO_SELF_STOP", "1")
+    settings.WORKER_SELF_STOP = False
     monkeypatch.setattr(signals, "_CHECKED", {"bwrap": (1e18, None)})
-    monkeypatch.setenv("PATH", "/nonexistent")  # bwrap (and every interpreter) vanished from this machine
+    import sandbox
+
+    def broken_machine(*args, **kwargs):
+        raise sandbox.SandboxError("could not create the bot's cgroup: No space left on device")
+
+    monkeypatch.setattr(sandbox, "start", broken_machine)  # the runner's launcher calls sandbox.start
     assert play_match(ladder_match.pk) == "infrastructure"
     ladder_match.refresh_from_db()
     assert (ladder_match.status, ladder_match.attempts) == ("queued", 1)

@@ -1,0 +1,233 @@
+"""The official rating: a maximum a posteriori Bradley–Terry fit over every ranked outcome of a preset.
+
+Model: an outcome row x (see outcomes.py) is won by its + side with probability σ(x·θ), σ the logistic
+function, θ the players' log-strengths in nats (Bradley–Terry 1952; Elo's curve once θ is put on the Elo
+scale). A draw counts as half a win (score ½), the way Elo, Ordo and every chess list score it. A Gaussian
+prior θ ~ N(0, PRIOR_SD²) keeps a perfect record or an isolated group finite; because every outcome row
+sums to zero, the optimum has mean θ exactly 0, which is what anchors the scale: the mean of a preset's
+rated versions is 1500.
+
+The fit maximises the log posterior with Newton's method (a concave objective, backtracking line search),
+solving each step with a Cholesky factorisation when there are few players and with conjugate gradients
+on the sparse Hessian (Jacobi preconditioned) otherwise. It is order independent by construction: the
+optimum does not depend on the order of the matches, and outcomes are canonically ordered, so the same
+results give the same numbers. A warm start (previous ratings) only saves iterations.
+
+Uncertainty: the Laplace approximation, covariance = (Fisher information / φ + prior precision)⁻¹, where
+φ is the dispersion estimated from the Pearson statistic of the units (quasi-likelihood, McCullagh &
+Nelder 1989 §4.5): draws and duplicate sets whose luck cancels make a unit's score less variable than a
+coin toss with the same odds, so φ < 1 and intervals narrow to what the data show. The covariance is exact
+up to DENSE_LIMIT rated versions; above it each variance is approximated to second order from the sparse
+Hessian (the version's own games plus its opponents' uncertainty). A version is provisional while its 95%
+interval is wider than ±PROVISIONAL_HALF_WIDTH Elo.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg, sparse
+from scipy.sparse.linalg import cg
+
+from ratings.outcomes import Outcomes
+from ratings.scale import BASE, ELO_PER_NAT, Z95, los_from_ratings
+
+PRIOR_SD = 350.0  # Elo; about one even game's worth of information for every version
+PROVISIONAL_HALF_WIDTH = 100.0  # Elo; about 50 even games for a version with φ = 1
+DENSE_LIMIT = 1500  # rated versions up to which the covariance is computed exactly
+MIN_DISPERSION_DF = 20  # fewer spare units than this: φ = 1 (too few to estimate it)
+DISPERSION_BOUNDS = (0.1, 10.0)
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    rating: float  # Elo scale
+    low: float  # 95% interval
+    high: float
+    games: float  # weight of the outcomes this version took part in (one per two-sided game)
+    provisional: bool
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+
+class Ratings:
+    """The fitted ratings of one preset. Unrated players (no game against another player) give None."""
+
+    def __init__(self, players: tuple, index: dict, theta: np.ndarray, variance: np.ndarray, games: np.ndarray,
+                 hessian, covariance: np.ndarray | None, dispersion: float, iterations: int, seconds: float):
+        self.players = players
+        self._index = index  # player → position in theta, rated players only
+        self._theta = theta
+        self._variance = variance
+        self._games = games
+        self._hessian = hessian
+        self._covariance = covariance
+        self.dispersion = dispersion
+        self.iterations = iterations
+        self.seconds = seconds
+
+    def __contains__(self, player: Hashable) -> bool:
+        return player in self._index
+
+    def rating(self, player: Hashable) -> PlayerRating | None:
+        i = self._index.get(player)
+        if i is None:
+            return None
+        value = BASE + ELO_PER_NAT * self._theta[i]
+        margin = Z95 * ELO_PER_NAT * math.sqrt(self._variance[i])
+        return PlayerRating(float(value), float(value - margin), float(value + margin), float(self._games[i]),
+                            margin > PROVISIONAL_HALF_WIDTH)
+
+    def table(self) -> dict[Hashable, PlayerRating | None]:
+        return {p: self.rating(p) for p in self.players}
+
+    def elo(self) -> dict[Hashable, float]:
+        """Rated players' values, to warm start the next fit."""
+        return {p: float(BASE + ELO_PER_NAT * self._theta[i]) for p, i in self._index.items()}
+
+    def difference_sd(self, a: Hashable, b: Hashable) -> float | None:
+        """Standard error (Elo) of rating(a) − rating(b), from the full covariance of the fit."""
+        i, j = self._index.get(a), self._index.get(b)
+        if i is None or j is None:
+            return None
+        if i == j:
+            return 0.0
+        if self._covariance is not None:
+            c = self._covariance
+            var = c[i, i] + c[j, j] - 2 * c[i, j]
+        else:
+            e = np.zeros(len(self._theta))
+            e[i], e[j] = 1.0, -1.0
+            x = _solve(self._hessian, e)
+            var = float(e @ x)
+        return ELO_PER_NAT * math.sqrt(max(var, 0.0))
+
+    def los(self, a: Hashable, b: Hashable) -> float | None:
+        """Likelihood that a is stronger than b: Φ(difference / its standard error); None if either is unrated."""
+        sd = self.difference_sd(a, b)
+        if sd is None:
+            return None
+        i, j = self._index[a], self._index[b]
+        return los_from_ratings(ELO_PER_NAT * (self._theta[i] - self._theta[j]), sd)
+
+
+def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *, prior_sd: float = PRIOR_SD,
+        tolerance: float = 1e-4, max_iterations: int = 100) -> Ratings:
+    """Fit the official ratings. ``previous`` (Elo values by player) is a warm start; ``tolerance`` is in Elo."""
+    started = time.perf_counter()
+    design = outcomes.design.tocsc()
+    active = np.flatnonzero(np.diff(design.indptr) > 0)  # players with at least one outcome against another
+    design = design[:, active].tocsr()
+    players = [outcomes.players[i] for i in active]
+    index = {p: k for k, p in enumerate(players)}
+    n = len(players)
+    score, weight = outcomes.score, outcomes.weight
+    games = np.asarray(abs(design).T @ weight).ravel() if n else np.zeros(0)
+    if n == 0:
+        empty = np.zeros(0)
+        return Ratings(outcomes.players, {}, empty, empty, empty, None, None, 1.0, 0, time.perf_counter() - started)
+
+    prior = (ELO_PER_NAT / prior_sd) ** 2  # precision in nats⁻²
+    design_t = design.T.tocsr()
+    theta = np.zeros(n)
+    if previous:
+        for p, value in previous.items():
+            k = index.get(p)
+            if k is not None:
+                theta[k] = (value - BASE) / ELO_PER_NAT
+        theta -= theta.mean()  # the optimum has mean 0 (see the module docstring); start there
+
+    def objective(t: np.ndarray) -> float:
+        z = design @ t
+        # log σ(z) = −log(1 + e^−z), computed without overflow
+        return float(-(weight * (score * np.logaddexp(0, -z) + (1 - score) * np.logaddexp(0, z))).sum()
+                     - 0.5 * prior * (t @ t))
+
+    step_tolerance = tolerance / ELO_PER_NAT
+    iterations = 0
+    current = objective(theta)
+    for iterations in range(1, max_iterations + 1):
+        z = design @ theta
+        p = _sigmoid(z)
+        gradient = design_t @ (weight * (score - p)) - prior * theta
+        hessian = _hessian(design, design_t, weight * p * (1 - p), prior)
+        step = _solve(hessian, gradient)
+        step -= step.mean()  # exact steps keep the mean at 0; remove rounding in that flat direction
+        t = 1.0
+        while True:
+            candidate = theta + t * step
+            value = objective(candidate)
+            if value >= current - 1e-12 * abs(current) or t < 1e-6:
+                break
+            t /= 2
+        theta, current = candidate, value
+        if np.max(np.abs(t * step)) < step_tolerance:
+            break
+
+    p = _sigmoid(design @ theta)
+    dispersion = _dispersion(score, weight, p, n)
+    hessian = _hessian(design, design_t, weight * p * (1 - p) / dispersion, prior)
+    covariance = None
+    if n <= DENSE_LIMIT:
+        # Ratings are relative to the mean (the anchor), so the covariance that matters is that of θ − mean θ:
+        # P H⁻¹ P with P the centring projection. The all-ones vector is an eigenvector of H (rows of the
+        # design sum to zero), so lifting its eigenvalue by 1 changes nothing else and keeps H well conditioned.
+        inverse = linalg.cho_solve(linalg.cho_factor(_lifted(hessian)), np.eye(n))
+        centred = inverse - inverse.mean(axis=0)
+        covariance = centred - centred.mean(axis=1, keepdims=True)
+        variance = np.diag(covariance).copy()
+    else:
+        variance = _approximate_variance(hessian)
+    return Ratings(outcomes.players, index, theta, variance, games, hessian, covariance, dispersion, iterations,
+                   time.perf_counter() - started)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return np.exp(-np.logaddexp(0, -z))
+
+
+def _hessian(design: sparse.csr_matrix, design_t: sparse.csr_matrix, curvature: np.ndarray, prior: float):
+    """Xᵀ diag(curvature) X + prior·I: the negative Hessian of the log posterior (sparse, n × n)."""
+    weighted = design_t @ sparse.diags(curvature)
+    return (weighted @ design + prior * sparse.identity(design.shape[1], format="csr")).tocsr()
+
+
+def _solve(hessian, rhs: np.ndarray) -> np.ndarray:
+    n = hessian.shape[0]
+    if n <= DENSE_LIMIT:
+        return linalg.cho_solve(linalg.cho_factor(_lifted(hessian)), rhs)
+    inverse_diagonal = 1.0 / hessian.diagonal()
+    preconditioner = sparse.diags(inverse_diagonal)
+    x, info = cg(hessian, rhs, x0=rhs * inverse_diagonal, rtol=1e-10, atol=0.0, maxiter=10 * n, M=preconditioner)
+    if info < 0:
+        raise RuntimeError("conjugate gradients broke down on the rating Hessian")
+    return x
+
+
+def _lifted(hessian) -> np.ndarray:
+    """H + 11ᵀ/n, dense: the same inverse on mean-zero vectors, and no near-zero eigenvalue when the prior is weak."""
+    n = hessian.shape[0]
+    return hessian.toarray() + 1.0 / n
+
+
+def _dispersion(score: np.ndarray, weight: np.ndarray, p: np.ndarray, n: int) -> float:
+    """Pearson χ² over the units divided by its degrees of freedom; 1 when there are too few units."""
+    df = len(score) - n
+    if df < MIN_DISPERSION_DF:
+        return 1.0
+    pearson = float((weight * (score - p) ** 2 / np.maximum(p * (1 - p), 1e-12)).sum())
+    low, high = DISPERSION_BOUNDS
+    return min(max(pearson / df, low), high)
+
+
+def _approximate_variance(hessian) -> np.ndarray:
+    """diag(H⁻¹) to second order: 1/Hᵢᵢ + Σⱼ Hᵢⱼ² / (Hᵢᵢ² Hⱼⱼ) (a version's own games, then its opponents')."""
+    d = hessian.diagonal()
+    off = hessian - sparse.diags(d)
+    return 1.0 / d + (off.multiply(off) @ (1.0 / d)) / d**2
