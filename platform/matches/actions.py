@@ -244,19 +244,21 @@ def cancel(match: Match, reason: str) -> bool:
         status=Match.Status.CANCELLED, failure=reason, finished=timezone.now()))
 
 
-def is_infrastructure_failure(result: dict[str, Any]) -> str | None:
-    """A result that is nobody's fault: replay the match rather than score it. Returns the reason."""
-    if result.get("ended_by") in INFRASTRUCTURE_ENDINGS:
-        return f"the match ended by {result['ended_by']}"
+def is_infrastructure_failure(result: dict[str, Any]) -> tuple[str, bool] | None:
+    """A result that is nobody's fault, to be replayed rather than scored: (the reason, whether the machine
+    itself is broken). The referee ends such a match "aborted" (docs/protocol.md): the sandbox could not
+    start a bot, or the match reached its wall-clock ceiling with every bot inside its clock."""
     for seat in result["seats"]:
+        detail = (seat.get("detail") or "")[:300]
+        if seat["verdict"] == protocol.ABORTED:
+            return f"seat {seat['seat']} aborted ({seat.get('code')}): {detail}", seat.get("code") == "infrastructure"
         if seat["verdict"] == protocol.SANDBOX_FAILURE:
-            # Uploads are checked before they are stored, so a sandbox that cannot start a bot is the
+            # Uploads are checked before they are stored, so a sandbox that cannot start a checked bot is the
             # machine's fault, not the bot's.
-            return f"seat {seat['seat']}: the sandbox could not start the bot ({seat.get('detail', '')[:300]})"
-        if seat["verdict"] in INFRASTRUCTURE_VERDICTS:
-            return f"seat {seat['seat']}: {seat['verdict']} ({seat.get('detail', '')[:300]})"
+            return f"seat {seat['seat']}: the sandbox could not start the bot ({detail})", True
+    if result.get("ended_by") == ENDED_ABORTED:
+        return "the match was aborted", False
     return None
 
 
-INFRASTRUCTURE_ENDINGS: set[str] = set()
-INFRASTRUCTURE_VERDICTS: set[str] = set()
+ENDED_ABORTED = "aborted"

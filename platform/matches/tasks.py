@@ -81,10 +81,11 @@ def play_match(match_id: int) -> str:
     keeper.stop()
     if keeper.lost:
         return "lease-lost"  # the match was given to another worker meanwhile; its result is the one kept
-    reason = actions.is_infrastructure_failure(result)
-    if reason:
+    infrastructure = actions.is_infrastructure_failure(result)
+    if infrastructure:
+        reason, machine_broken = infrastructure
         actions.release(match_id, owner, f"attempt {match.attempts}: {reason}")
-        if "sandbox could not start" in reason:
+        if machine_broken:
             stop_this_worker()
         return "infrastructure"
     replay_sha, replay_size = store_replay(replay)

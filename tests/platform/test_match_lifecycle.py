@@ -129,7 +129,7 @@ def test_it_never_scores_a_sandbox_that_cannot_start_against_the_bot(ladder_matc
     assert play_match(ladder_match.pk) == "infrastructure"
     ladder_match.refresh_from_db()
     assert (ladder_match.status, ladder_match.attempts) == ("queued", 1)
-    assert "sandbox could not start" in ladder_match.failure
+    assert "could not create the bot's cgroup" in ladder_match.failure
     assert not Seat.objects.filter(match=ladder_match).exclude(verdict="").exists()
 
 
