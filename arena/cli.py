@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
+from arena import client, stats
 from arena import replay as replays
-from arena import stats
 from arena.bots import bots_for
 from arena.botspec import BotSpecError, parse_bot
 from arena.cards import MAX_SEED
@@ -100,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--seat", type=int, help="show only what this seat saw")
 
     sub.add_parser("showcase", help="play a short match between built-in bots for every preset")
+    client.add_commands(sub)
     return parser
 
 
@@ -107,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        commands = {"games": cmd_games, "play": cmd_play, "replay": cmd_replay, "showcase": cmd_showcase}
+        commands = {"games": cmd_games, "play": cmd_play, "replay": cmd_replay, "showcase": cmd_showcase,
+                    **dict.fromkeys(client.COMMANDS, client.run)}
         return commands[args.command](args)
     except (UsageError, BotSpecError, RuleOptionError, replays.ReplayError, ValueError) as err:
         print(f"arena: error: {printable(str(err))}", file=sys.stderr)  # it may quote a file's or bot's text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import AuthenticationFailed, NotFound, ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -12,6 +12,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
+from accounts.auth import ApiTokenAuthentication
 from accounts.models import ApiToken, User
 
 
@@ -83,7 +84,7 @@ class TokenLoginView(APIView):
     """Exchange a username and password for a new named token (what `arena login` does)."""
 
     permission_classes = [AllowAny]
-    authentication_classes: list = []
+    authentication_classes = [ApiTokenAuthentication]  # so a failed log-in answers 401 with WWW-Authenticate
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "login"
 
@@ -138,5 +139,3 @@ class TokenDetailView(APIView):
             raise NotFound("no such token")
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-
-__all__ = ["MeView", "TokenDetailView", "TokenListView", "TokenLoginView", "inline_serializer"]

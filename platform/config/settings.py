@@ -202,6 +202,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 KNOX_TOKEN_MODEL = "accounts.ApiToken"
+# knox's own migrations create its default token table even when the model is swapped for ours; that stray
+# table would only hold a foreign key to users (and break flushing them). Our model has its own migration.
+MIGRATION_MODULES = {"knox": None}
 REST_KNOX = {"TOKEN_MODEL": "accounts.ApiToken", "TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token",
              "TOKEN_PREFIX": "kz_", "AUTO_REFRESH": False}
 

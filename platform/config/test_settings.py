@@ -11,4 +11,8 @@ os.environ.setdefault("KOZYR_SANDBOX_ALLOW_WEAK", "true")
 
 from config.settings import *  # noqa: F403
 
+# One test database per test run, so two runs on one machine (a developer's and CI's) never share one.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": f"test_kozyr_{os.getpid()}"}  # noqa: F405
+
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast; the real hasher is not under test

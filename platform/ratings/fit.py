@@ -38,7 +38,8 @@ from ratings.scale import BASE, ELO_PER_NAT, Z95, los_from_ratings
 
 PRIOR_SD = 350.0  # Elo; about one even game's worth of information for every version
 PROVISIONAL_HALF_WIDTH = 100.0  # Elo; about 50 even games for a version with φ = 1
-DENSE_LIMIT = 1500  # rated versions up to which the covariance is computed exactly
+DENSE_LIMIT = 2500  # rated versions up to which the covariance is computed exactly
+CALIBRATION_SAMPLE = 16  # above it: versions whose variance is solved exactly to calibrate the approximation
 MIN_DISPERSION_DF = 20  # fewer spare units than this: φ = 1 (too few to estimate it)
 DISPERSION_BOUNDS = (0.1, 10.0)
 
@@ -183,7 +184,7 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
         covariance = centred - centred.mean(axis=1, keepdims=True)
         variance = np.diag(covariance).copy()
     else:
-        variance = _approximate_variance(hessian)
+        variance = _calibrated_variance(hessian, theta, prior)
     return Ratings(outcomes.players, index, theta, variance, games, hessian, covariance, dispersion, iterations,
                    time.perf_counter() - started)
 
@@ -227,7 +228,28 @@ def _dispersion(score: np.ndarray, weight: np.ndarray, p: np.ndarray, n: int) ->
 
 
 def _approximate_variance(hessian) -> np.ndarray:
-    """diag(H⁻¹) to second order: 1/Hᵢᵢ + Σⱼ Hᵢⱼ² / (Hᵢᵢ² Hⱼⱼ) (a version's own games, then its opponents')."""
+    """diag(H⁻¹) to second order: 1/Hᵢᵢ + Σⱼ Hᵢⱼ² / (Hᵢᵢ² Hⱼⱼ) (a version's own games, then its opponents').
+
+    These are the first terms of a series of non-negative terms (H's off-diagonal is ≤ 0), so a lower bound:
+    close in a well-mixed pool, too small where versions met only near neighbours (a chain of ratings).
+    """
     d = hessian.diagonal()
     off = hessian - sparse.diags(d)
     return 1.0 / d + (off.multiply(off) @ (1.0 / d)) / d**2
+
+
+def _calibrated_variance(hessian, theta: np.ndarray, prior: float) -> np.ndarray:
+    """The lower bound scaled by the median ratio of exact to bound over versions spread across the table.
+
+    The exact variance of θᵢ − mean θ is (H⁻¹)ᵢᵢ − 1/(nλ) (H·1 = λ·1), one conjugate-gradient solve each.
+    """
+    n = len(theta)
+    bound = _approximate_variance(hessian)
+    sample = np.argsort(theta, kind="stable")[np.linspace(0, n - 1, CALIBRATION_SAMPLE).astype(int)]
+    ratios = []
+    for i in sample:
+        e = np.zeros(n)
+        e[i] = 1.0
+        exact = _solve(hessian, e)[i] - 1.0 / (n * prior)
+        ratios.append(exact / bound[i])
+    return bound * max(float(np.median(ratios)), 1.0)

@@ -66,7 +66,7 @@ class _Field:
         refused = np.where(same_side, np.minimum(strength[gi], strength[gj]), 0)
         order_value = self.n - np.abs((gj - gi) - self.half_of_group[gi])
         ones = np.ones(len(li), dtype=np.int64)
-        values = np.stack([ones, (~absolute_clash).astype(np.int64), 0 * ones, self.max_diff**2 - 0 * diff,
+        values = np.stack([ones, (~absolute_clash).astype(np.int64), 0 * ones, self.max_diff**2 - diff**2,
                            ABSOLUTE - refused, order_value], axis=1)
         ei, ej = [li], [lj]
         vertices = k

@@ -1,0 +1,262 @@
+"""``arena login``, ``arena upload`` and ``arena bots``: the terminal's client of a Kozyr site.
+
+It speaks HTTP to the site's API (``/api/v1/``) with the standard library only; arena never imports
+Django. The token is kept in ``$XDG_CONFIG_HOME/kozyr/credentials.json`` (default ``~/.config``), readable
+by its owner only. Every error the server sends is shown as the one-line ``error.message`` it carries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import io
+import json
+import os
+import socket
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+import zipfile
+from pathlib import Path
+from typing import Any
+
+GAMES = ("bura", "kozel", "burraco")
+WAIT_SECONDS = 600
+POLL_SECONDS = 1.0
+
+
+class ClientError(Exception):
+    """One line for the terminal: what went wrong talking to the site."""
+
+
+# ---- credentials -------------------------------------------------------------------------------------------
+
+def config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "kozyr"
+
+
+def save_credentials(url: str, token: str, username: str) -> Path:
+    folder = config_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    path = folder / "credentials.json"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump({"url": url, "token": token, "username": username}, handle)
+    os.chmod(path, 0o600)  # the file may have existed with wider permissions
+    return path
+
+
+def load_credentials() -> dict[str, str]:
+    path = config_dir() / "credentials.json"
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ClientError("not logged in: run `arena login URL` first") from None
+    except (OSError, ValueError) as err:
+        raise ClientError(f"cannot read {path}: {err}; run `arena login URL` again") from None
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("url", "token")):
+        raise ClientError(f"{path} is damaged; run `arena login URL` again")
+    return data
+
+
+# ---- HTTP ----------------------------------------------------------------------------------------------------
+
+class Site:
+    def __init__(self, url: str, token: str | None = None, timeout: float = 60):
+        self.url = normalise_url(url)
+        self.token = token
+        self.timeout = timeout
+
+    def request(self, method: str, path: str, body: Any = None, *, form: dict | None = None,
+                files: dict | None = None) -> Any:
+        headers = {"Accept": "application/json", "User-Agent": "arena-cli"}
+        data = None
+        if files is not None:
+            data, content_type = multipart(form or {}, files)
+            headers["Content-Type"] = content_type
+        elif body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Token {self.token}"
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as err:
+            raise ClientError(server_message(err)) from None
+        except (urllib.error.URLError, OSError) as err:
+            reason = getattr(err, "reason", err)
+            raise ClientError(f"cannot reach {self.url}: {reason}") from None
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise ClientError(f"{self.url}{path} answered something that is not JSON; is this a Kozyr site?") \
+                from None
+
+
+def normalise_url(url: str) -> str:
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ClientError(f"{url!r} is not a site address; give one like https://kozyr.example.org")
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+
+
+def server_message(err: urllib.error.HTTPError) -> str:
+    try:
+        body = json.loads(err.read() or b"{}")
+        message = body["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        message = err.reason
+    return f"{message} (HTTP {err.code})"
+
+
+def multipart(form: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    out = io.BytesIO()
+    for name, value in form.items():
+        out.write(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n".encode())
+    for name, (filename, data) in files.items():
+        out.write(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\n"
+                  f"Content-Type: application/octet-stream\r\n\r\n".encode())
+        out.write(data)
+        out.write(b"\r\n")
+    out.write(f"--{boundary}--\r\n".encode())
+    return out.getvalue(), f"multipart/form-data; boundary={boundary}"
+
+
+# ---- the bot file --------------------------------------------------------------------------------------------
+
+def bot_payload(path: Path) -> tuple[str, bytes]:
+    """A file is sent as it is; a folder is zipped (its files at the zip's top level, links refused)."""
+    if path.is_file():
+        return path.name, path.read_bytes()
+    if not path.is_dir():
+        raise ClientError(f"{path} is neither a file nor a folder")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in sorted(path.rglob("*")):
+            relative = item.relative_to(path)
+            if any(part in ("__pycache__", ".git", "node_modules") for part in relative.parts):
+                continue
+            if item.is_symlink():
+                raise ClientError(f"{item} is a symbolic link; bots may not contain links")
+            if item.is_file():
+                info = zipfile.ZipInfo(str(relative), date_time=(1980, 1, 1, 0, 0, 0))
+                info.external_attr = (item.stat().st_mode & 0o777 | 0o100000) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, item.read_bytes())
+    return f"{path.resolve().name or 'bot'}.zip", buffer.getvalue()
+
+
+# ---- commands ------------------------------------------------------------------------------------------------
+
+def add_commands(sub) -> None:
+    login = sub.add_parser("login", help="log in to a Kozyr site and keep an API token")
+    login.add_argument("url", metavar="URL", help="the site, e.g. https://kozyr.example.org")
+    login.add_argument("--token", help="an API token made on your profile page (no password asked)")
+    login.add_argument("--username", help="your user name (asked when omitted)")
+
+    upload = sub.add_parser("upload", help="upload a bot (creates it on the first upload)")
+    upload.add_argument("path", type=Path, metavar="PATH", help="a script, a folder or a .zip")
+    upload.add_argument("--game", required=True, choices=GAMES, help="the bot's game family")
+    upload.add_argument("--bot", required=True, metavar="NAME", help="the bot's name on the site")
+    upload.add_argument("--wait", action="store_true",
+                        help="follow the validation match: exit 0 when ready, 1 when rejected")
+
+    sub.add_parser("bots", help="my bots on the site, with their versions and status")
+
+
+def cmd_login(args: argparse.Namespace) -> int:
+    url = normalise_url(args.url)
+    if args.token:
+        site = Site(url, args.token)
+    else:
+        username = args.username or input("username: ").strip()
+        password = getpass.getpass("password: ")
+        answer = Site(url).request("POST", "/api/v1/auth/token/", {
+            "username": username, "password": password, "name": f"arena on {socket.gethostname()}"[:64]})
+        site = Site(url, answer["token"])
+    me = site.request("GET", "/api/v1/me/")
+    path = save_credentials(url, site.token, me["username"])
+    print(f"logged in to {url} as {me['username']} (token kept in {path})")
+    return 0
+
+
+def _site() -> tuple[Site, dict[str, str]]:
+    credentials = load_credentials()
+    return Site(credentials["url"], credentials["token"]), credentials
+
+
+def cmd_upload(args: argparse.Namespace) -> int:
+    site, _ = _site()
+    name = urllib.parse.quote(args.bot, safe="")
+    filename, data = bot_payload(args.path)
+    try:
+        bot = site.request("GET", f"/api/v1/bots/{name}/")
+    except ClientError as err:
+        if "(HTTP 404)" not in str(err):
+            raise
+        bot = site.request("POST", "/api/v1/bots/", {"name": args.bot, "game": args.game})
+        print(f"created bot {bot['name']} ({bot['game']})")
+    if bot["game"] != args.game:
+        raise ClientError(f"bot {bot['name']} plays {bot['game']}, not {args.game}")
+    version = site.request("POST", f"/api/v1/bots/{name}/versions/", files={"file": (filename, data)})
+    print(f"uploaded {bot['name']} v{version['number']} ({version['runtime']}, {version['size']} bytes): "
+          f"{version['status']}")
+    if not args.wait:
+        return 0
+    deadline = time.monotonic() + WAIT_SECONDS
+    while version["status"] == "pending":
+        if time.monotonic() > deadline:
+            raise ClientError(f"still pending after {WAIT_SECONDS} s; check later with `arena bots`")
+        time.sleep(POLL_SECONDS)
+        version = site.request("GET", f"/api/v1/bots/{name}/versions/{version['number']}/")
+    if version["status"] == "ready":
+        print(f"v{version['number']} is ready: it is {bot['name']}'s current version and plays the ladder")
+        return 0
+    print(f"v{version['number']} was rejected: {version.get('reason') or 'no reason given'}")
+    return 1
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    site, credentials = _site()
+    owner = urllib.parse.quote(credentials.get("username", ""), safe="")
+    page = site.request("GET", f"/api/v1/bots/?owner={owner}&page_size=200")
+    bots = page["results"]
+    if not bots:
+        print("no bots yet: `arena upload PATH --game GAME --bot NAME` creates one")
+        return 0
+    for bot in bots:
+        state = "suspended" if bot.get("suspended") else ("active" if bot["active"] else "inactive")
+        current = f"v{bot['current_version']}" if bot["current_version"] else "no ready version"
+        print(f"{bot['name']}  ({bot['game']}, {state}, current {current})")
+        if bot.get("suspended"):
+            print(f"  {bot['suspended']}")
+        versions = site.request("GET", f"/api/v1/bots/{urllib.parse.quote(bot['name'], safe='')}/versions/")
+        for version in versions:
+            line = f"  v{version['number']:<4} {version['status']:<9} {version['runtime']:<8} {version['created'][:19]}"
+            if version.get("reason"):
+                line += f"  {version['reason'][:200]}"
+            print(line)
+    return 0
+
+
+COMMANDS = {"login": cmd_login, "upload": cmd_upload, "bots": cmd_bots}
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return COMMANDS[args.command](args)
+    except ClientError as err:
+        from arena.protocol import printable
+
+        print(f"arena: error: {printable(str(err))}", file=sys.stderr)
+        return 2
