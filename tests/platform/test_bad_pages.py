@@ -1,0 +1,208 @@
+"""Bad input to the HTML pages (Django's test client): each error is shown beside the field it is about,
+nothing is created for a refused form, and other users' bots cannot be changed (404, the friendly page).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import stat
+
+import pytest
+from accounts.models import User
+from bots.models import Bot, BotVersion
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from tests.platform.test_bad_uploads import media_files, zip_with_modes
+
+MAIN = b"import sys\nfor line in sys.stdin:\n    pass\n"
+
+
+def field_errors(response, field: str) -> list[str]:
+    """The error messages the page shows beside ``field`` (form_fields.html: <p class="error" id="id_F-error">)."""
+    text = response.content.decode()
+    return [html.unescape(m) for m in re.findall(rf'<p class="error" id="id_{field}-error">(.*?)</p>', text, re.S)]
+
+
+def assert_friendly_404(response) -> None:
+    assert response.status_code == 404, response.status_code
+    assert response["Content-Type"].startswith("text/html"), response["Content-Type"]
+    assert "404.html" in [t.name for t in response.templates], [t.name for t in response.templates]
+    text = response.content.decode()
+    assert "<h1>Not found</h1>" in text
+    assert 'href="/"' in text, "the 404 page should lead back to the start"
+    assert "Traceback" not in text
+
+
+@pytest.fixture
+def browser():
+    return Client()
+
+
+@pytest.fixture
+def as_alice(alice):
+    client = Client()
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def as_bob(bob):
+    client = Client()
+    client.force_login(bob)
+    return client
+
+
+# ---- sign-up ---------------------------------------------------------------------------------------------
+
+def signup(client: Client, username: str, password: str, repeat: str | None = None):
+    return client.post("/signup/", {"username": username, "email": "", "password1": password,
+                                    "password2": password if repeat is None else repeat})
+
+
+def test_it_refuses_a_taken_user_name_beside_the_field(browser, alice):
+    response = signup(browser, "alice", "a-much-longer-passphrase-7")
+    assert response.status_code == 200
+    errors = field_errors(response, "username")
+    assert errors and "already exists" in errors[0], errors
+    assert User.objects.filter(username__iexact="alice").count() == 1
+
+
+def test_it_refuses_a_taken_user_name_in_another_case(browser, alice):
+    response = signup(browser, "ALICE", "a-much-longer-passphrase-7")
+    assert response.status_code == 200
+    assert field_errors(response, "username"), "a name differing only in case must count as taken"
+    assert User.objects.filter(username__iexact="alice").count() == 1
+
+
+@pytest.mark.parametrize(("password", "words"), [("123", "too short"), ("password", "too common"),
+                                                 ("83917465028", "numeric")])
+def test_it_refuses_a_weak_password_beside_the_field(browser, db, password, words):
+    response = signup(browser, "carol", password)
+    assert response.status_code == 200
+    errors = field_errors(response, "password2") + field_errors(response, "password1")
+    assert any(words in e for e in errors), errors
+    assert not User.objects.filter(username="carol").exists()
+    assert "_auth_user_id" not in browser.session
+
+
+def test_it_refuses_passwords_that_differ_beside_the_field(browser, db):
+    response = signup(browser, "carol", "a-much-longer-passphrase-7", "a-much-longer-passphrase-8")
+    assert response.status_code == 200
+    assert any("match" in e for e in field_errors(response, "password2")), field_errors(response, "password2")
+    assert not User.objects.filter(username="carol").exists()
+
+
+def test_it_refuses_an_invalid_user_name_beside_the_field(browser, db):
+    response = signup(browser, "carol smith!", "a-much-longer-passphrase-7")
+    assert response.status_code == 200
+    assert field_errors(response, "username")
+    assert not User.objects.filter(username__startswith="carol").exists()
+
+
+# ---- the new-bot form ------------------------------------------------------------------------------------
+
+def new_bot(client: Client, filename: str, data: bytes, name: str = "fresh-bot", game: str = "bura"):
+    return client.post("/bots/new/", {"name": name, "game": game, "description": "",
+                                      "file": SimpleUploadedFile(filename, data)})
+
+
+@pytest.mark.parametrize(("filename", "data", "words"), [
+    ("bot.zip", b"plain text, not an archive\n", "not a zip"),
+    ("bot.zip", zip_with_modes([("main.py", 0o100644, MAIN), ("../x", 0o100644, b"x")]), "outside"),
+    ("bot.zip", zip_with_modes([("main.py", 0o100644, MAIN), ("l", stat.S_IFLNK | 0o777, b"/etc")]), "symlink"),
+    ("bot.zip", zip_with_modes([("helper.py", 0o100644, MAIN)]), "entry point"),
+    ("mybot", b"#!/usr/bin/ruby\nputs 1\n", "ruby"),
+    ("my bot.py", MAIN, "invalid file name"),
+    ("main.py", b"", "empty"),
+], ids=["not-a-zip", "traversal", "symlink", "no-entry-point", "ruby", "bad-name", "empty"])
+def test_it_refuses_a_new_bot_with_a_bad_file_beside_the_file_field(as_alice, house_bots, tmp_path, filename, data,
+                                                                     words):
+    response = new_bot(as_alice, filename, data)
+    assert response.status_code == 200
+    errors = field_errors(response, "file")
+    assert any(words in e for e in errors), errors
+    assert not Bot.objects.filter(name="fresh-bot").exists(), "a refused upload must not leave its bot behind"
+    assert not BotVersion.objects.filter(builtin="").exists()
+    assert media_files(tmp_path) == set()
+
+
+def test_it_refuses_a_new_bot_over_the_size_limit_beside_the_file_field(as_alice, house_bots, tmp_path, settings):
+    settings.UPLOAD_MAX_MB = 1
+    response = new_bot(as_alice, "main.py", MAIN + b"#" * (1024 * 1024))
+    assert any("1 MiB" in e for e in field_errors(response, "file")), field_errors(response, "file")
+    assert not Bot.objects.filter(name="fresh-bot").exists()
+    assert media_files(tmp_path) == set()
+
+
+def test_it_refuses_a_new_bot_with_a_taken_name_beside_the_name_field(as_alice, house_bots, tmp_path):
+    response = new_bot(as_alice, "main.py", MAIN, name="Random-Bura")
+    assert response.status_code == 200
+    assert any("taken" in e for e in field_errors(response, "name")), field_errors(response, "name")
+    assert not BotVersion.objects.filter(builtin="").exists()
+    assert media_files(tmp_path) == set()
+
+
+def test_it_refuses_a_new_bot_with_an_unknown_game_beside_the_game_field(as_alice, house_bots):
+    response = new_bot(as_alice, "main.py", MAIN, game="poker")
+    assert response.status_code == 200
+    assert field_errors(response, "game")
+    assert not Bot.objects.filter(name="fresh-bot").exists()
+
+
+def test_it_sends_an_anonymous_visitor_of_the_new_bot_form_to_log_in(browser, house_bots):
+    response = new_bot(browser, "main.py", MAIN)
+    assert response.status_code == 302 and "/login/" in response["Location"]
+    assert not Bot.objects.filter(name="fresh-bot").exists()
+
+
+def test_it_refuses_a_bad_upload_on_the_bot_page_beside_the_file_field(as_alice, bura_bot, tmp_path):
+    response = as_alice.post(f"/bots/{bura_bot.name}/", {"file": SimpleUploadedFile("bot.zip", b"nope")})
+    assert response.status_code == 200
+    assert any("not a zip" in e for e in field_errors(response, "file")), field_errors(response, "file")
+    assert not bura_bot.versions.exists()
+    assert media_files(tmp_path) == set()
+
+
+# ---- other users' bots -----------------------------------------------------------------------------------
+
+def test_it_shows_no_upload_form_on_another_users_bot_page(as_bob, bura_bot):
+    response = as_bob.get(f"/bots/{bura_bot.name}/")
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert bura_bot.name in text
+    assert 'enctype="multipart/form-data"' not in text
+    assert "Upload a new version" not in text
+    assert 'name="deactivate"' not in text
+
+
+def test_it_refuses_an_upload_to_another_users_bot_page_with_404(as_bob, bura_bot, tmp_path):
+    response = as_bob.post(f"/bots/{bura_bot.name}/", {"file": SimpleUploadedFile("main.py", MAIN)})
+    assert_friendly_404(response)
+    assert not bura_bot.versions.exists()
+    assert media_files(tmp_path) == set()
+
+
+@pytest.mark.parametrize("who", ["bob", "anonymous"])
+def test_it_refuses_to_deactivate_another_users_bot_with_404(as_bob, browser, bura_bot, who):
+    client = as_bob if who == "bob" else browser
+    assert_friendly_404(client.post(f"/bots/{bura_bot.name}/", {"deactivate": "1"}))
+    bura_bot.refresh_from_db()
+    assert bura_bot.active
+
+
+def test_it_hides_a_rejection_reason_on_another_users_bot_page(as_alice, as_bob, bura_bot):
+    BotVersion.objects.create(bot=bura_bot, number=1, sha256="b" * 64, filename="main.py", runtime="python3",
+                              status=BotVersion.Status.REJECTED, reason="crashed: Traceback in secret_plan.py")
+    assert "secret_plan.py" in as_alice.get(f"/bots/{bura_bot.name}/").content.decode()
+    assert "secret_plan.py" not in as_bob.get(f"/bots/{bura_bot.name}/").content.decode()
+
+
+# ---- the friendly 404 ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", ["/bots/no-such-bot/", "/matches/999999/", "/no/such/page/",
+                                 "/profile/tokens/kz_nothing/revoke/"])
+def test_it_shows_the_friendly_404_page(as_alice, url):
+    method = as_alice.post if url.endswith("/revoke/") else as_alice.get
+    assert_friendly_404(method(url))
