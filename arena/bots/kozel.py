@@ -35,9 +35,13 @@ class GreedyBot:
         self.rng = random.Random(seed)
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]] | None) -> dict[str, Any]:
+        if observation["decision"] == "widow":
+            return {"type": "widow", "take": self._takes_widow(observation["hand"])}
         if observation["decision"] == "discard":
             return {"type": "discard", "cards": self._discard(observation["hand"])}
         legal = [a["card"] for a in legal_actions]
+        if observation["contract"] == "misere":
+            return {"type": "play", "card": self._misere(observation, legal)}
         unseen = self._unseen(observation)
         if observation["trick"]:
             card = self._follow(observation, legal, unseen)
@@ -92,6 +96,24 @@ class GreedyBot:
             return (2, table.points[card], -table.power[card])
 
         return sorted(sorted(hand, key=risk, reverse=True)[:2], key=table.order.__getitem__)
+
+    def _takes_widow(self, hand: list[str]) -> bool:
+        """Play alone with a strong hand: five trumps or more, or four with a high queen or the six of clubs."""
+        trumps = [c for c in hand if self.table.kind[c] == TRUMP]
+        return len(trumps) >= 5 or (len(trumps) >= 4 and any(c in ("6C", "QC", "QS") for c in trumps))
+
+    def _misere(self, obs: dict[str, Any], legal: list[str]) -> str:
+        """Everyone for themselves, penalised for points taken: duck under the trick with the highest card
+        that still loses it, else shed the cheapest card; lead the weakest card."""
+        table = self.table
+        if not obs["trick"]:
+            return min(legal, key=lambda c: (table.power[c], table.points[c], c))
+        trick, led = obs["trick"], obs["led"]
+        best = trick[table.winner_index(trick)]
+        losers = [c for c in legal if not self._beats(c, best, led)]
+        if losers:
+            return max(losers, key=lambda c: (table.points[c], table.power[c], c))
+        return min(legal, key=lambda c: (table.power[c], c))
 
     def _lead(self, legal: list[str], unseen: set[str]) -> str:
         table = self.table

@@ -18,14 +18,16 @@ Check = Callable[[Any], "str | None"]
 
 def option(default: Any, *, choices: tuple | None = None, between: tuple[int, int] | None = None,
            check: Check | None = None, allowed: str | None = None, source: str = "", doc: str = "",
-           added_later: bool = False):
+           added_later: bool = False, follows: tuple[str, dict] | None = None):
     """A rule option. ``choices``: the allowed values; ``between``: an inclusive int range; ``check``:
     a function returning an error text for a bad value (then ``allowed`` describes good values).
     ``added_later``: the option was added after replays were first recorded and its default is the
     engine's behaviour from before, so a replay that does not name it still verifies (see
-    :func:`recorded_rules_match`)."""
+    :func:`recorded_rules_match`). ``follows``: ``(other option, {its value: this option's value})`` —
+    when an override changes the other option and does not name this one, this one follows it (Kozel's
+    deck follows its player count)."""
     meta = {"option": True, "choices": choices, "between": between, "check": check,
-            "allowed": allowed, "source": source, "doc": doc, "added_later": added_later}
+            "allowed": allowed, "source": source, "doc": doc, "added_later": added_later, "follows": follows}
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -106,6 +108,12 @@ def with_options(rules, overrides: Mapping[str, Any]):
             raise RuleOptionError(f"unknown option {key!r}; options are: {', '.join(sorted(fields))}")
         changes[key] = _parse(fields[key], raw)
         validate_field(fields[key], changes[key])
+    for f in fields.values():
+        follows = f.metadata["follows"]
+        if follows is not None and f.name not in changes and follows[0] in changes:
+            other, values = follows
+            if changes[other] in values:
+                changes[f.name] = values[changes[other]]
     return dataclasses.replace(rules, **changes)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from arena.bots.kozel import BOTS, GreedyBot, RandomBot
 from arena.cards import derive_seed
-from arena.games.kozel import KozelState, Rules, new_match
+from arena.games.kozel import PRESETS, KozelState, Rules, new_match
 from arena.games.kozel.cards import TABLES
 
 FOUR = Rules()
@@ -54,6 +54,10 @@ def test_a_greedy_seat_beats_two_random_seats():
 def rest(*used) -> list[str]:
     taken = {c for group in used for c in group}
     return [c for c in DECK if c not in taken]
+
+
+def rules_deck(rules):
+    return TABLES[rules.deck].deck
 
 
 def greedy_choice(state: KozelState) -> str:
@@ -116,7 +120,37 @@ def test_greedy_discards_the_plain_tens_and_kings_it_could_lose():
     ]
     state = KozelState.from_position(THREE, hands, widow=["AC", "AD"], dealer=0)
     assert state.to_move() == 2
+    state.apply(2, {"type": "widow", "take": True})
     assert greedy_choice(state) == ["TH", "KH"]
+
+
+def greedy_action(state: KozelState) -> dict:
+    seat = state.to_move()
+    return GreedyBot(seat, state.rules, 0).act(state.observation(seat), state.legal_actions(seat))
+
+
+def test_greedy_takes_the_widow_with_a_strong_hand_and_declines_it_with_a_weak_one():
+    rules = PRESETS["kozel-3p"]
+    strong = ["QC", "QS", "JC", "JH", "AD", "TD", "9D", "8C", "7H", "KH"]  # seven trumps, 35 points
+    weak = ["AS", "TS", "KS", "AC", "TC", "9H", "8H", "7S", "7C", "KC"]  # no trump, 50 points
+    bot = GreedyBot(0, rules, 0)
+    assert bot._takes_widow(strong) and not bot._takes_widow(weak)
+    rest3 = [c for c in rules_deck(rules) if c not in strong + weak]
+    state = KozelState.from_position(rules, [weak, strong, rest3[:10]], widow=rest3[10:], dealer=2)
+    assert state.to_move() == 0 and greedy_action(state) == {"type": "widow", "take": False}
+    state.apply(0, greedy_action(state))
+    assert state.observation(0)["contract"] == "misere"
+
+
+def test_greedy_ducks_in_a_misere():
+    rules = PRESETS["kozel-3p"]
+    hands = [["AS", "7S"], ["TS", "8S"], ["KS", "9S"]]
+    used = {c for h in hands for c in h}
+    rest3 = [c for c in rules_deck(rules) if c not in used]
+    state = KozelState.from_position(rules, hands, widow=rest3[:2], misere=True, dealer=2,
+                                     won=[rest3[2:], [], []])
+    state.apply(0, {"type": "play", "card": "AS"})
+    assert greedy_action(state) == {"type": "play", "card": "TS"}  # loses under the ace and sheds ten points
 
 
 def test_the_random_bot_picks_among_the_listed_actions_from_its_own_seed():

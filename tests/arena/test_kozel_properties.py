@@ -55,7 +55,8 @@ def check_cards_conserved(state: KozelState) -> None:
     played = list(public["trick"]) + [c for trick in public["tricks"] for c in trick["cards"]]
     soloist = public["soloist"]
     discard = (observations[soloist]["discard"] or []) if soloist is not None else []
-    every = held + played + discard
+    widow = state._widow if public["contract"] in ("pending", "misere") else []  # out of play: nobody holds it
+    every = held + played + discard + widow
     assert sorted(every) == sorted(deck)
     assert public["hand_sizes"] == [len(obs["hand"]) for obs in observations]
 
@@ -101,6 +102,8 @@ def check_no_leaks(state: KozelState, whole_match: bool = False) -> None:
                     assert seen["widow"] == [HIDDEN] * len(truth["widow"])
             elif truth["type"] in ("widow", "discard"):
                 assert seen["cards"] == (truth["cards"] if truth["seat"] == seat else [HIDDEN] * len(truth["cards"]))
+                if truth["seat"] == seat:  # the widow joins the taker's hand
+                    allowed |= set(truth["cards"])
             elif truth["type"] == "play":
                 allowed.add(truth["card"])
             else:
@@ -137,18 +140,25 @@ def test_random_matches_conserve_cards_hide_hands_and_end(rules, seed, choice_se
 def test_every_hand_holds_120_points_and_penalties_add_up(rules, seed, choice_seed):
     state, _ = play_random_match(rules, seed, choice_seed)
     totals = [0] * rules.players
-    pending_double = False
+    pending = 1  # the multiplier carried from 60:60 hands
     for deal in state.outcome()["deals"]:
-        assert sum(deal["points"]) == 120
+        misere = deal.get("contract") == "misere"
+        if misere:  # the widow counts for nobody; every seat is a side
+            assert sum(deal["points"]) <= 120 and len(deal["points"]) == 3 and not deal["tie"]
+            assert deal["penalties"] == [pending * (0 if p < 31 else 2 if p <= 60 else 4) for p in deal["points"]]
+        else:
+            assert sum(deal["points"]) == 120
+            assert deal["tie"] == (deal["points"] == [60, 60])
         assert sum(deal["tricks"]) == rules.hand_size
-        assert deal["tie"] == (deal["points"] == [60, 60])
-        assert deal["doubled"] == pending_double
+        assert deal["doubled"] == (pending > 1) and deal.get("multiplier", 2 if pending > 1 else 1) == pending
         if deal["tie"]:
             assert deal["penalties"] == [0] * rules.players
-            pending_double = pending_double or rules.tie_doubles
+            pending *= 2 if rules.tie_doubles else 1  # x2, x4, ... for 60:60 hands in a row
         else:
-            assert sum(1 for p in deal["penalties"] if p) in ((2,) if rules.players == 4 else (1, 2))
-            pending_double = False
+            if not misere:
+                assert sum(1 for p in deal["penalties"] if p) in ((2,) if rules.players == 4 else (1, 2))
+            assert all(p % pending == 0 for p in deal["penalties"])
+            pending = 1
         totals = [t + p for t, p in zip(totals, deal["penalties"], strict=True)]
         assert deal["scores"] == totals
     assert state.outcome()["points"] == totals

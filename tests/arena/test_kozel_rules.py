@@ -216,11 +216,19 @@ def test_without_tie_doubles_sixty_all_just_scores_nothing():
     assert state.observation(0)["doubled"] is False
 
 
-def test_sixty_all_twice_in_a_row_still_doubles_only_once():
+def test_sixty_all_twice_in_a_row_doubles_again():
     state = four_player_end(LAST_TRICK, SIXTY, doubled=True)
     end = finish_hand(state)
     assert end["tie"] is True and end["doubled"] is True
-    assert state.observation(0)["doubled"] is True  # pending, not quadrupled: the flag is all there is
+    obs = state.observation(0)
+    assert obs["doubled"] is True and obs["multiplier"] == 4  # 000: "two in a row — four times"
+
+
+def test_a_hand_after_two_sixty_alls_counts_four_times_and_says_so():
+    state = four_player_end(LAST_TRICK, [], multiplier=4)
+    end = finish_hand(state)
+    assert (end["doubled"], end["multiplier"], end["penalties"]) == (True, 4, [0, 24, 0, 24])
+    assert state.observation(0)["multiplier"] == 1
 
 
 def test_the_first_team_to_twelve_is_the_goat_and_the_match_ends():
@@ -298,6 +306,11 @@ def test_the_most_card_points_take_the_widow_ties_go_first_from_the_dealers_left
     state = KozelState.from_position(THREE, WIDOW_HANDS, widow=WIDOW, dealer=dealer)
     assert state.to_move() == taker
     obs = state.observation(taker)
+    assert (obs["decision"], obs["contract"], obs["widow_holder"], obs["soloist"]) == ("widow", "pending", taker, None)
+    assert obs["widow"] is None and obs["sides"] == [] and obs["my_side"] is None  # the widow is taken unseen
+    assert state.legal_actions(taker) == [{"type": "widow", "take": True}, {"type": "widow", "take": False}]
+    state.apply(taker, {"type": "widow", "take": True})
+    obs = state.observation(taker)
     assert obs["decision"] == "discard"
     assert obs["soloist"] == taker
     assert obs["widow"] == ["AD", "AC"]
@@ -310,12 +323,13 @@ def test_the_clear_leader_in_points_takes_the_widow():
     hands[1] = ["AH", "TH", "KH", "QH", "JH", "TD", "8D", "8C", "6S", "AC"]  # 51 points
     widow = ["AD", "6H"]
     state = KozelState.from_position(THREE, hands, widow=widow, dealer=0)
-    assert state.to_move() == 1
+    assert state.to_move() == 1 and state.observation(1)["decision"] == "widow"
 
 
 def test_the_soloist_discards_two_cards_that_count_for_them_and_stay_hidden():
     state = KozelState.from_position(THREE, WIDOW_HANDS, widow=WIDOW, dealer=0)
     assert state.to_move() == 2
+    state.apply(2, {"type": "widow", "take": True})
     actions = state.legal_actions(2)
     assert len(actions) == 66 and {"type": "discard", "cards": ["AD", "TH"]} in actions
     assert state.legal_actions(0) == []
@@ -332,7 +346,7 @@ def test_the_soloist_discards_two_cards_that_count_for_them_and_stay_hidden():
     mine = state.observation(2)
     assert mine["discard"] == ["AC", "TH"] and len(mine["hand"]) == 10
     assert "TH" not in mine["hand"]
-    assert state.to_move() == 1 and state.observation(1)["decision"] == "lead"  # the dealer's left leads
+    assert state.to_move() == 2 and state.observation(2)["decision"] == "lead"  # the lone player leads
     for seat in (0, 1):
         theirs = state.observation(seat)
         assert theirs["discard"] is None and theirs["widow"] is None
@@ -454,7 +468,7 @@ def test_a_failed_follow_leaves_the_trick_as_it_was():
 def test_presets_and_module_contract():
     assert GAME == "kozel"
     assert PRESETS["kozel"] == Rules(players=4, deck="no-sevens", target=12, tie_doubles=True)
-    assert PRESETS["kozel-3p"].players == 3
+    assert (PRESETS["kozel-3p"].players, PRESETS["kozel-3p"].deck) == (3, "no-sixes")
     assert (FOUR.hand_size, FOUR.widow_size, THREE.hand_size, THREE.widow_size) == (8, 0, 10, 2)
     rows = {row["name"]: row for row in describe(FOUR)}
     assert set(rows) == {"players", "deck", "target", "tie_doubles"}
@@ -478,7 +492,7 @@ def test_bad_options_are_refused_with_what_is_allowed(overrides, message):
 
 def test_options_parse_from_strings_and_direct_construction_is_validated():
     assert with_options(FOUR, {"players": "3", "target": "21", "tie_doubles": "off"}) == \
-        Rules(players=3, target=21, tie_doubles=False)
+        Rules(players=3, deck="no-sixes", target=21, tie_doubles=False)  # the deck follows the players
     with pytest.raises(RuleOptionError):
         Rules(players=2)
     with pytest.raises(RuleOptionError):

@@ -20,14 +20,16 @@ class Rules:
     deck: str = option(
         "no-sevens", choices=tuple(DECKS), source=f"{SOURCE_4P} (no sevens); {SOURCE_3P} (no sixes)",
         doc="no-sevens: A T K Q J 9 8 6, the six of clubs is the top trump. no-sixes: A T K Q J 9 8 7, the "
-            "queen of clubs is the top trump and the sevens rank lowest.")
+            "queen of clubs is the top trump and the sevens rank lowest. Follows 'players' (4: no-sevens, "
+            "3: no-sixes) when only the player count is changed.",
+        follows=("players", {4: "no-sevens", 3: "no-sixes"}))
     target: int = option(
         12, between=(1, 99), source="000 (Uzbek), 3-player section ('12 ball ... ECHKI'); RULES.md §2",
         doc="Penalty points that end the match; whoever reaches them first is the goat.")
     tie_doubles: bool = option(
         True, source="000 (Uzbek), Burkozel section (a drawn deal doubles the next); RULES.md §2",
-        doc="A 60:60 hand scores nothing and the next decided hand's penalties are doubled (once, however "
-            "many 60:60 hands come in a row). Off: a 60:60 hand simply scores nothing.")
+        doc="A 60:60 hand scores nothing and the next decided hand's penalties are doubled; each further 60:60 "
+            "hand in a row doubles again (x4, x8...). Off: a 60:60 hand simply scores nothing.")
 
     def __post_init__(self):
         validate_rules(self)
@@ -43,5 +45,5 @@ class Rules:
 
 PRESETS: dict[str, Rules] = {
     "kozel": Rules(),
-    "kozel-3p": Rules(players=3),
+    "kozel-3p": Rules(players=3, deck="no-sixes"),  # 000's 3-player section removes the sixes
 }

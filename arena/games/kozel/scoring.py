@@ -1,7 +1,8 @@
 """Penalty points for one finished hand (RULES.md §2).
 
 A hand has two sides: the two teams with 4 players; the soloist (side 0) and the two others (side 1)
-with 3. Side card points always add up to 120 (the soloist's discard counts for the soloist).
+with 3. Side card points always add up to 120 (the soloist's discard counts for the soloist). A misère
+(3 players, the widow declined) has a side per seat, and the widow counts for nobody.
 """
 
 from __future__ import annotations
@@ -41,3 +42,8 @@ def solo_penalties(points: list[int], tricks: list[int]) -> list[int] | None:
     if solo >= WIN:
         return [0, 1 if points[1] >= SAFE else 2]
     return [beaten_side_penalty(solo, tricks[0]), 0]
+
+
+def misere_penalties(points: list[int]) -> list[int]:
+    """Per seat in a misère: 0 under 31 card points, 2 for 31–60, 4 over 60 (RULES.md §2)."""
+    return [0 if p < SAFE else 2 if p <= HALF else 4 for p in points]

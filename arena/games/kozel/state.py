@@ -15,13 +15,17 @@ from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_
 from arena.games.base import HIDDEN, IllegalAction
 from arena.games.kozel.cards import TABLES, TRUMP
 from arena.games.kozel.rules import Rules
-from arena.games.kozel.scoring import solo_penalties, team_penalties
+from arena.games.kozel.scoring import misere_penalties, solo_penalties, team_penalties
 
 GAME = "kozel"
 LOT = 0x4C4F54  # label of the first-dealer lot's sub-seed ("LOT"); deal numbers never reach it
 
+WIDOW = "widow"
 DISCARD = "discard"
 PLAY = "play"
+# The contract of a hand: two teams (4 players); with 3 the widow decision is pending, then a soloist
+# plays alone against the other two ("solo") or, the widow declined, everyone for themselves ("misere").
+TEAMS, PENDING, SOLO, MISERE = "teams", "pending", "solo", "misere"
 FLAT = ()  # marks a public event whose values are all scalars: a shallow copy is a full copy
 SUIT_WORDS = {"C": "clubs", "S": "spades", "H": "hearts", TRUMP: "trumps"}
 
@@ -46,7 +50,7 @@ class KozelState:
         # (full event, per-seat views or None when public, or FLAT when public and holding only scalars)
         self._log: list[tuple[dict, Any]] = []
         self._deal_no = -1
-        self._doubled = False  # the current hand's penalties count twice (a 60:60 hand came before)
+        self._multiplier = 1  # the current hand's penalties count this many times (x2 per 60:60 hand before)
         self._over = False
 
     # ------------------------------------------------------------------ construction for tests
@@ -54,15 +58,18 @@ class KozelState:
     @classmethod
     def from_position(cls, rules: Rules, hands, *, dealer: int = 0, leader: int | None = None, widow=None,
                       soloist: int | None = None, discard=None, won=None, scores=None, doubled: bool = False,
-                      deal: int = 0, seed: int = 0) -> KozelState:
+                      deal: int = 0, seed: int = 0, multiplier: int | None = None,
+                      misere: bool = False) -> KozelState:
         """A match whose current hand starts from explicit cards (for tests and puzzles).
 
         ``hands``: the cards each seat holds, all the same count, no trick in progress. ``won``: cards
         each seat already took in tricks (a multiple of the player count each). With 3 players give
-        either ``widow`` (the hand starts when the widow is taken, by the rule: most card points) or
-        ``soloist`` and ``discard`` (play has begun). Hands, widow or discard and won cards together must
-        be exactly the deck. ``leader`` defaults to the dealer's left. Later hands are dealt from ``seed``
-        as usual, numbered from ``deal + 1``.
+        either ``widow`` (the hand starts at the widow decision of the seat with the most card points;
+        with ``misere=True`` the widow was declined and a misère is being played) or ``soloist`` and
+        ``discard`` (the widow was taken and play has begun). Hands, widow or discard and won cards together
+        must be exactly the deck. ``leader`` defaults to the soloist, else the dealer's left.
+        ``multiplier`` (or ``doubled`` for 2) is the pending doubling. Later hands are dealt from ``seed`` as
+        usual, numbered from ``deal + 1``.
         """
         state = cls.__new__(cls)
         state._setup(rules, seed)
@@ -77,12 +84,12 @@ class KozelState:
             raise ValueError("every hand must hold the same number of cards, at least one")
         if any(len(w) % n for w in won):
             raise ValueError(f"each won pile must be whole tricks of {n} cards")
-        if n == 4 and (widow or discard or soloist is not None):
-            raise ValueError("the 4-player game has no widow, discard or soloist")
+        if n == 4 and (widow or discard or soloist is not None or misere):
+            raise ValueError("the 4-player game has no widow, discard, soloist or misère")
         widow_phase = widow is not None and soloist is None and discard is None
-        play_phase = widow is None and soloist is not None and discard is not None
+        play_phase = widow is None and soloist is not None and discard is not None and not misere
         if n == 3 and not (widow_phase or play_phase):
-            raise ValueError("with 3 players give either widow, or soloist and discard")
+            raise ValueError("with 3 players give either widow (and perhaps misere), or soloist and discard")
         for extra in (widow, discard):
             if extra is not None and len(extra) != rules.widow_size:
                 raise ValueError(f"the widow and the discard hold {rules.widow_size} cards")
@@ -94,10 +101,10 @@ class KozelState:
                 raise ValueError(f"seats are 0..{n - 1}")
         state._dealer = dealer
         state._deal_no = deal
-        state._doubled = doubled
+        state._multiplier = multiplier if multiplier is not None else (2 if doubled else 1)
         if scores is not None:
             state._scores = list(scores)
-        state._begin_hand(hands, widow, soloist=soloist, discard=discard, won=won, leader=leader)
+        state._begin_hand(hands, widow, soloist=soloist, discard=discard, won=won, leader=leader, misere=misere)
         return state
 
     def clone(self) -> KozelState:
@@ -109,6 +116,7 @@ class KozelState:
         other._hands = [list(h) for h in self._hands]
         other._trick = list(self._trick)
         other._tricks = list(self._tricks)
+        other._side = list(self._side)
         other._side_points = list(self._side_points)
         other._side_tricks = list(self._side_tricks)
         return other
@@ -125,35 +133,58 @@ class KozelState:
         widow = deck[n * size:] if n == 3 else None
         self._begin_hand(hands, widow)
 
-    def _begin_hand(self, hands, widow, *, soloist=None, discard=None, won=None, leader=None) -> None:
+    def _begin_hand(self, hands, widow, *, soloist=None, discard=None, won=None, leader=None,
+                    misere=False) -> None:
         n = self.num_seats
         table = self._table
         self._hands = [table.sort(h) for h in hands]
         self._trick: list[str] = []
         self._led: str | None = None
         self._tricks: list[tuple[int, tuple[str, ...], int, int]] = []  # leader, cards, winner, points
-        self._leader = (self._dealer + 1) % n if leader is None else leader
         self._widow = table.sort(widow) if widow is not None else None
         self._discard = table.sort(discard) if discard is not None else None
         self._soloist = soloist
-        if n == 3 and soloist is None:
-            self._soloist = self._widow_taker()
-        self._side = [s % 2 for s in range(n)] if n == 4 else [0 if s == self._soloist else 1 for s in range(n)]
-        self._side_points = [0, 0]
-        self._side_tricks = [0, 0]
-        for seat, pile in enumerate(won or ()):
-            self._side_points[self._side[seat]] += sum(table.points[c] for c in pile)
-            self._side_tricks[self._side[seat]] += len(pile) // n
+        self._widow_holder: int | None = None
+        if n == 4:
+            self._contract = TEAMS
+        elif soloist is not None:
+            self._contract = SOLO
+        elif misere:
+            self._contract = MISERE
+        else:
+            self._contract = PENDING
+            self._widow_holder = self._widow_taker()
+        first = soloist if self._contract == SOLO else (self._dealer + 1) % n  # the lone player leads
+        self._leader = first if leader is None else leader
+        self._set_sides(won)
         self._log_deal()
-        if n == 3 and self._discard is None:
-            self._hands[self._soloist] = table.sort(self._hands[self._soloist] + self._widow)
-            self._log_private({"type": "widow", "deal": self._deal_no, "seat": self._soloist,
-                               "cards": list(self._widow)}, self._soloist, "cards")
-            self._phase = DISCARD
-            self._turn: int | None = self._soloist
+        if self._contract == PENDING:
+            self._phase = WIDOW
+            self._turn: int | None = self._widow_holder
         else:
             self._phase = PLAY
             self._turn = self._leader
+
+    def _set_sides(self, won=None) -> None:
+        """Sides of the hand: teams; the soloist (side 0) and the others (side 1); or every seat alone."""
+        n = self.num_seats
+        if self._contract == TEAMS:
+            self._side = [s % 2 for s in range(n)]
+        elif self._contract == SOLO:
+            self._side = [0 if s == self._soloist else 1 for s in range(n)]
+        else:  # misère, or the widow decision still pending (nothing is won before it)
+            self._side = list(range(n))
+        count = 0 if self._contract == PENDING else max(self._side) + 1
+        self._side_points = [0] * count
+        self._side_tricks = [0] * count
+        for seat, pile in enumerate(won or ()):
+            if pile and not count:
+                raise ValueError("no trick is taken before the widow decision: give won cards with a soloist "
+                                 "or misere")
+            if not pile:
+                continue
+            self._side_points[self._side[seat]] += sum(self._table.points[c] for c in pile)
+            self._side_tricks[self._side[seat]] += len(pile) // n
 
     def _widow_taker(self) -> int:
         """Most card points in hand; a tie goes to the first of the tied seats from the dealer's left."""
@@ -177,6 +208,8 @@ class KozelState:
     def decision(self, seat: int) -> str | None:
         if seat != self._turn:
             return None
+        if self._phase == WIDOW:
+            return "widow"
         if self._phase == DISCARD:
             return "discard"
         return "follow" if self._trick else "lead"
@@ -195,6 +228,8 @@ class KozelState:
     def legal_actions(self, seat: int) -> list[dict[str, Any]]:
         if self.is_over() or seat != self._turn:
             return []
+        if self._phase == WIDOW:
+            return [{"type": "widow", "take": True}, {"type": "widow", "take": False}]
         if self._phase == DISCARD:
             return [{"type": "discard", "cards": list(pair)} for pair in combinations(self._hands[seat], 2)]
         return [{"type": "play", "card": c} for c in self.legal_cards(seat)]
@@ -214,8 +249,10 @@ class KozelState:
             "hand": list(self._hands[seat]),
             "hand_sizes": [len(h) for h in self._hands],
             "soloist": self._soloist,
+            "contract": self._contract,
+            "widow_holder": self._widow_holder,
             "sides": self.sides(),
-            "my_side": self._side[seat],
+            "my_side": None if self._contract == PENDING else self._side[seat],
             "widow": list(self._widow) if soloist_sees and self._widow is not None else None,
             "discard": list(self._discard) if soloist_sees and self._discard is not None else None,
             "leader": self._leader,
@@ -226,13 +263,17 @@ class KozelState:
             "tricks_won": list(self._side_tricks),
             "points_taken": list(self._side_points),
             "scores": list(self._scores),
-            "doubled": self._doubled,
+            "doubled": self._multiplier > 1,
+            "multiplier": self._multiplier,
             "target": self.rules.target,
         }
 
     def sides(self) -> list[list[int]]:
-        """The two sides of the current hand: teams [[0, 2], [1, 3]], or [[soloist], [the others]]."""
-        return [[s for s in range(self.num_seats) if self._side[s] == side] for side in (0, 1)]
+        """The sides of the current hand: teams [[0, 2], [1, 3]]; [[soloist], [the others]]; in a misère
+        every seat alone; none while the widow decision is pending."""
+        if self._contract == PENDING:
+            return []
+        return [[s for s in range(self.num_seats) if self._side[s] == side] for side in range(len(self._side_points))]
 
     def apply(self, seat: int, action: dict[str, Any]) -> None:
         if self._over:
@@ -241,7 +282,10 @@ class KozelState:
             raise IllegalAction("not-your-turn", f"it is seat {self._turn}'s turn, not seat {seat!r}'s")
         if not isinstance(action, dict):
             raise IllegalAction("bad-action", f"an action is a JSON object, not {type(action).__name__}")
-        if self._phase == DISCARD:
+        if self._phase == WIDOW:
+            self._expect(action, "widow", "take")
+            self._apply_widow(seat, action["take"])
+        elif self._phase == DISCARD:
             self._expect(action, "discard", "cards")
             self._apply_discard(seat, action["cards"])
         else:
@@ -264,6 +308,28 @@ class KozelState:
         if card not in self._hands[seat]:
             raise IllegalAction("card-not-in-hand", f"{card} is not in your hand")
         return card
+
+    def _apply_widow(self, seat: int, take: Any) -> None:
+        """Take the widow unseen (then discard 2, lead, and play alone), or decline it: a misère."""
+        if take.__class__ is not bool:
+            raise IllegalAction("bad-action", f"'take' is true (take the widow) or false (decline: a misère), not "
+                                              f"{take!r:.40}")
+        self._log.append(({"type": "widow_decision", "deal": self._deal_no, "seat": seat, "take": take}, FLAT))
+        if take:
+            self._contract = SOLO
+            self._soloist = seat
+            self._leader = seat  # the lone player leads
+            self._set_sides()
+            self._hands[seat] = self._table.sort(self._hands[seat] + self._widow)
+            self._log_private({"type": "widow", "deal": self._deal_no, "seat": seat,
+                               "cards": list(self._widow)}, seat, "cards")
+            self._phase = DISCARD
+            self._turn = seat
+        else:
+            self._contract = MISERE
+            self._set_sides()
+            self._phase = PLAY
+            self._turn = self._leader  # the dealer's left
 
     def _apply_discard(self, seat: int, cards: Any) -> None:
         if not isinstance(cards, list) or len(cards) != self.rules.widow_size:
@@ -337,26 +403,31 @@ class KozelState:
         if self._discard is not None:
             points[0] += sum(self._table.points[c] for c in self._discard)
         tricks = list(self._side_tricks)
-        if n == 4:
+        if self._contract == TEAMS:
             per_side = team_penalties(points, tricks)
-            seat_penalty = None if per_side is None else [per_side[self._side[s]] for s in range(n)]
-        else:
-            solo = solo_penalties(points, tricks)
-            seat_penalty = None if solo is None else [solo[self._side[s]] for s in range(n)]
+        elif self._contract == SOLO:
+            per_side = solo_penalties(points, tricks)
+        else:  # misère: the widow counts for nobody
+            per_side = misere_penalties(points)
+        seat_penalty = None if per_side is None else [per_side[self._side[s]] for s in range(n)]
         tie = seat_penalty is None
-        doubled = self._doubled
+        multiplier = self._multiplier
         if tie:
             seat_penalty = [0] * n
-            self._doubled = self._doubled or self.rules.tie_doubles
+            if self.rules.tie_doubles:
+                self._multiplier *= 2  # each further 60:60 in a row doubles again
         else:
-            if doubled:
-                seat_penalty = [2 * p for p in seat_penalty]
-            self._doubled = False
+            seat_penalty = [multiplier * p for p in seat_penalty]
+            self._multiplier = 1
         for s in range(n):
             self._scores[s] += seat_penalty[s]
         record = {"deal": self._deal_no, "dealer": self._dealer, "soloist": self._soloist, "sides": self.sides(),
-                  "points": points, "tricks": tricks, "tie": tie, "doubled": doubled,
+                  "points": points, "tricks": tricks, "tie": tie, "doubled": multiplier > 1,
                   "penalties": seat_penalty, "scores": list(self._scores)}
+        if n == 3:
+            record["contract"] = self._contract
+        if multiplier > 2:  # x4, x8...: two or more 60:60 hands in a row (a plain doubling says only "doubled")
+            record["multiplier"] = multiplier
         self._deals.append(record)
         self._log.append(({"type": "deal_end", **_copy(record)}, None))
         if max(self._scores) >= self.rules.target:
@@ -396,8 +467,10 @@ class KozelState:
 
     def _log_deal(self) -> None:
         n = self.num_seats
-        full = {"type": "deal", "deal": self._deal_no, "dealer": self._dealer, "doubled": self._doubled,
+        full = {"type": "deal", "deal": self._deal_no, "dealer": self._dealer, "doubled": self._multiplier > 1,
                 "hands": [list(h) for h in self._hands], "soloist": self._soloist}
+        if self._widow_holder is not None:
+            full["widow_holder"] = self._widow_holder
         if self._widow is not None:
             full["widow"] = list(self._widow)
         views = []
