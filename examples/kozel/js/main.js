@@ -6,7 +6,8 @@
 //
 // Strategy: follow suit (legal_actions already enforce it), give points to a partner who is sure to
 // hold the trick, take tricks that carry points with the cheapest card that wins, otherwise throw the
-// cheapest card. The soloist (3 players) discards plain tens and kings.
+// cheapest card. With 3 players: take the widow with five trumps or more (then discard plain tens and
+// kings), and in a misère (the widow declined) duck: points taken are penalties.
 "use strict";
 const readline = require("readline");
 
@@ -130,10 +131,32 @@ function chooseDiscard(cards, hand) {
   return [...hand].sort((a, b) => keepValue(a) - keepValue(b)).slice(0, 2);
 }
 
+function takesWidow(cards, hand) {
+  // Playing alone against two needs power: five trumps or more.
+  return hand.filter((c) => cards.isTrump(c)).length >= 5;
+}
+
+function chooseMisere(cards, obs, hand) {
+  // Everyone for themselves, penalised for points taken: lead the weakest card; when following, play
+  // the richest card that still loses the trick (let someone else take our points), else the weakest.
+  if (!obs.trick.length) return minBy(hand, (c) => cards.strength(c) * 100 + points(c));
+  let best = obs.trick[0];
+  for (const card of obs.trick.slice(1)) if (cards.beats(card, best, obs.led)) best = card;
+  const losing = hand.filter((c) => !cards.beats(c, best, obs.led));
+  if (losing.length) return maxBy(losing, (c) => points(c) * 1000 + cards.strength(c));
+  return minBy(hand, (c) => cards.strength(c));
+}
+
 function decide(request, cards) {
   const obs = request.observation;
   const legal = request.legal_actions || [];
   const hand = legal.filter((a) => a.type === "play").map((a) => a.card); // cards we may play now
+  if (request.decision === "widow") {
+    return { type: "widow", take: takesWidow(cards, obs.hand) };
+  }
+  if ((request.decision === "lead" || request.decision === "follow") && hand.length && obs.contract === "misere") {
+    return { type: "play", card: chooseMisere(cards, obs, hand) };
+  }
   if (request.decision === "discard") {
     // The widow joins the hand; add it in case the observation lists it apart.
     const twelve = [...new Set([...obs.hand, ...(obs.widow || [])])];

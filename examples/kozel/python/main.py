@@ -5,7 +5,8 @@ Protocol: one JSON object per line on stdin/stdout; stderr is our log.
 
 Strategy in one breath: follow suit (the referee's legal_actions already enforce it), give points to a
 partner who is sure to hold the trick, take tricks that carry points with the cheapest card that wins,
-and otherwise throw the cheapest card. The soloist (3 players) discards plain tens and kings.
+and otherwise throw the cheapest card. With 3 players: take the widow with five trumps or more (then
+discard plain tens and kings), and in a misère (the widow declined) duck: points taken are penalties.
 """
 
 import json
@@ -145,11 +146,36 @@ def choose_discard(cards, obs, hand):
     return sorted(hand, key=keep_value)[:2]
 
 
+def takes_widow(cards, hand):
+    """Playing alone against two needs power: five trumps or more."""
+    return sum(1 for c in hand if cards.is_trump(c)) >= 5
+
+
+def choose_misere(cards, obs, hand):
+    """Everyone for themselves, penalised for points taken: lead the weakest card; when following, play the
+    richest card that still loses the trick (let someone else take our points), else the weakest."""
+    if not obs["trick"]:
+        return min(hand, key=lambda c: (cards.strength(c), points(c)))
+    trick, led = obs["trick"], obs["led"]
+    best = trick[0]
+    for card in trick[1:]:
+        if cards.beats(card, best, led):
+            best = card
+    losing = [c for c in hand if not cards.beats(c, best, led)]
+    if losing:
+        return max(losing, key=lambda c: (points(c), cards.strength(c)))
+    return min(hand, key=cards.strength)
+
+
 def decide(request, cards):
     obs = request["observation"]
     legal = request.get("legal_actions") or []
     hand = [a["card"] for a in legal if a.get("type") == "play"]  # the cards we may play now
     decision = request.get("decision")
+    if decision == "widow":
+        return {"type": "widow", "take": takes_widow(cards, obs["hand"])}
+    if decision in ("lead", "follow") and hand and obs.get("contract") == "misere":
+        return {"type": "play", "card": choose_misere(cards, obs, hand)}
     if decision == "discard":
         # The widow joins the hand; add it in case the observation lists it apart.
         twelve = list(dict.fromkeys(obs["hand"] + (obs.get("widow") or [])))
