@@ -129,7 +129,7 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
     index = {p: k for k, p in enumerate(players)}
     n = len(players)
     score, weight = outcomes.score, outcomes.weight
-    games = np.asarray(abs(design).T @ weight).ravel() if n else np.zeros(0)
+    games = np.asarray((design != 0).T @ weight, dtype=np.float64).ravel()
     if n == 0:
         empty = np.zeros(0)
         return Ratings(outcomes.players, {}, empty, empty, empty, None, None, 1.0, 0, time.perf_counter() - started)
@@ -153,7 +153,8 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
     step_tolerance = tolerance / ELO_PER_NAT
     iterations = 0
     current = objective(theta)
-    for iterations in range(1, max_iterations + 1):
+    while iterations < max_iterations:
+        iterations += 1
         z = design @ theta
         p = _sigmoid(z)
         gradient = design_t @ (weight * (score - p)) - prior * theta

@@ -97,7 +97,8 @@ class Outcomes:
             raise ValueError("every score must be 1 (first won), 0.5 (draw) or 0 (second won)")
         unique_ids, counts = np.unique(match_ids, return_counts=True)
         if np.any(counts > 1):
-            raise ValueError(f"match id {unique_ids[np.argmax(counts > 1)]!r} appears more than once")
+            repeated = unique_ids[np.argmax(counts > 1)].item()
+            raise ValueError(f"match id {repeated!r} appears more than once")
         players_arr = np.unique(np.concatenate([first, second]))
         a = np.searchsorted(players_arr, first)
         b = np.searchsorted(players_arr, second)
@@ -129,11 +130,15 @@ class Outcomes:
         return cls(tuple(players_arr.tolist()), design, gscore, weight)
 
 
-def _sorted_players(seen: set) -> tuple:
+def _sorted(items) -> list:
     try:
-        return tuple(sorted(seen))
+        return sorted(items)
     except TypeError:
         raise TypeError("player keys must be mutually sortable (e.g. all ints or all strings)") from None
+
+
+def _sorted_players(seen: set) -> tuple:
+    return tuple(_sorted(seen))
 
 
 def _pairwise(match_id: Hashable, result: MatchResult):
@@ -157,7 +162,7 @@ def _pairwise(match_id: Hashable, result: MatchResult):
                 coef[seats[s]] = coef.get(seats[s], 0.0) + 1.0 / len(teams[i])
             for s in teams[j]:
                 coef[seats[s]] = coef.get(seats[s], 0.0) - 1.0 / len(teams[j])
-            items = sorted((p, c) for p, c in coef.items() if abs(c) > 1e-12)
+            items = _sorted((p, c) for p, c in coef.items() if abs(c) > 1e-12)
             if not items:
                 continue  # the same players on both sides
             ri, rj = side_ranks[i], side_ranks[j]
