@@ -1,9 +1,10 @@
-from accounts import api as accounts_api
-from bots import api as bots_api
-from bots import games_api
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from accounts import api as accounts_api
+from bots import api as bots_api
+from bots import games_api
 from matches import api as matches_api
 
 api_v1 = [

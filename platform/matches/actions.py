@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from bots.models import BotVersion
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
@@ -27,6 +26,7 @@ from django.utils import timezone
 from arena import protocol
 from arena.referee import TimeControl
 from arena.runner import rotations, seat_assignment
+from bots.models import BotVersion
 from matches.models import Match, Seat
 
 log = logging.getLogger(__name__)

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import django_filters
-from bots import blobs
-from bots.access import access_bot, can_see_private
-from bots.api import reject_unknown_fields
 from django.db.models import Prefetch
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -17,6 +14,9 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from bots import blobs
+from bots.access import access_bot, can_see_private
+from bots.api import reject_unknown_fields
 from matches.challenges import ChallengeError, do_challenge
 from matches.models import Match, Seat
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bots.models import Bot, BotVersion
-
 from matches.actions import create_duplicate_set, layout
 from matches.models import Match
 

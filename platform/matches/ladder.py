@@ -13,7 +13,6 @@ import random
 from collections.abc import Callable
 from datetime import timedelta
 
-from bots.models import Bot, BotVersion
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
@@ -21,6 +20,7 @@ from django.utils import timezone
 
 from arena import protocol
 from arena.games import all_presets
+from bots.models import Bot, BotVersion
 from matches.actions import FINISH_HOOKS, create_duplicate_set, layout
 from matches.models import Match, Seat
 

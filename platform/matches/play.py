@@ -16,14 +16,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bots import blobs
-from bots.models import BotVersion
 from django.conf import settings
 
 from arena import replay as replays
 from arena.botspec import BotSpec, stage_bot
 from arena.referee import TimeControl
 from arena.runner import MatchJob, run_job
+from bots import blobs
+from bots.models import BotVersion
 from matches.models import Match
 
 LOG_LIMIT_BYTES = 64 * 1024  # the stderr kept per seat, for its owner

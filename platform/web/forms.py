@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from accounts.models import User
-from bots.models import GAME_CHOICES, NAME_HELP
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+
+from accounts.models import User
+from bots.models import GAME_CHOICES, NAME_HELP
 
 
 class SignUpForm(UserCreationForm):

@@ -1,7 +1,7 @@
-from accounts.throttle import ThrottledLoginView
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from accounts.throttle import ThrottledLoginView
 from web import views
 
 urlpatterns = [

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
-from accounts.models import ApiToken
-from bots.access import access_bot, can_see_private
-from bots.actions import BotError, do_create_bot, do_update_bot, do_upload_version
-from bots.models import Bot
-from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -16,10 +10,16 @@ from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
+
+from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
+from accounts.models import ApiToken
+from arena.games import GAME_MODULES, all_presets
+from bots.access import access_bot, can_see_private
+from bots.actions import BotError, do_create_bot, do_update_bot, do_upload_version
+from bots.models import Bot
+from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
 from matches.models import Match, Seat
 from matches.reproduce import reproduce_command
-
-from arena.games import GAME_MODULES, all_presets
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
 
 RECENT = 20

@@ -61,7 +61,7 @@ def test_it_defaults_to_sqlite_in_wal_mode_and_a_local_secret_kept_in_var(tmp_pa
             "print(c.fetchone()[0]); c.execute('PRAGMA busy_timeout'); print(c.fetchone()[0]);"
             "from django.conf import settings; print(settings.CELERY_BROKER_URL, settings.SANDBOX_BACKEND,"
             " settings.DEBUG)")
-    done = manage("shell", "-c", code, tmp_path=tmp_path)
+    done = manage("shell", "--verbosity", "0", "-c", code, tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["wal", "20000", "filesystem://", "bwrap", "False"]
     assert (tmp_path / "var" / "kozyr.sqlite3").exists()

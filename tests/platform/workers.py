@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -34,7 +35,7 @@ def publish_to_redis(match_id: int, queue: str) -> None:
 class Worker:
     def __init__(self, name: str, env: dict[str, str], log: Path):
         self.name, self.log_path = name, log
-        self.log = open(log, "wb")
+        self.log = open(log, "wb")  # noqa: SIM115  (the worker writes to it until stop())
         command = [str(REPO / ".venv" / "bin" / "celery"), "-A", "config", "worker", "--queues", QUEUES,
                    "--concurrency", "1", "--pool", "prefork", "--hostname", f"{name}@%h", "--loglevel", "INFO",
                    "--without-heartbeat", "--without-mingle", "--without-gossip"]
@@ -65,10 +66,8 @@ class Worker:
         with_children = self.descendants()
         os.killpg(self.proc.pid, signal.SIGKILL)
         for child in with_children:
-            try:
+            with contextlib.suppress(psutil.NoSuchProcess):
                 child.kill()
-            except psutil.NoSuchProcess:
-                pass
         self.proc.wait(timeout=10)
 
     def stop(self) -> None:
@@ -126,19 +125,15 @@ class DatabaseProxy:
             pass
         finally:
             for s in (source, sink):
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def cut(self) -> None:
         self.up.clear()
         with self.lock:
             for s in self.sockets:
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
             self.sockets.clear()
 
     def restore(self) -> None:

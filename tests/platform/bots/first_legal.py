@@ -6,8 +6,11 @@ import os
 import sys
 import time
 
-DELAY = float(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "delay")).read()) \
-    if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "delay")) else 0.0
+DELAY_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "delay")
+DELAY = 0.0
+if os.path.exists(DELAY_FILE):
+    with open(DELAY_FILE) as handle:
+        DELAY = float(handle.read())
 
 for line in sys.stdin:
     message = json.loads(line)

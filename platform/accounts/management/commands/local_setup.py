@@ -2,11 +2,12 @@
 
 import secrets
 
-from bots.actions import ensure_house_bots
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+
+from bots.actions import ensure_house_bots
 
 
 class Command(BaseCommand):
