@@ -8,14 +8,14 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+from rest_framework.test import APIClient
+
 from accounts.models import ApiToken
 from bots import blobs
 from bots.models import Bot, BotVersion
-from django.core.files.uploadedfile import SimpleUploadedFile
-from django.utils import timezone
 from matches.models import Match, Seat
-from rest_framework.test import APIClient
-
 from tests.platform.test_bad_uploads import assert_error
 
 BOTS = "/api/v1/bots/"
@@ -511,3 +511,57 @@ def test_it_refuses_a_challenge_with_missing_extra_or_wrong_fields(alice, as_use
     error = assert_error(challenge(as_user(alice), **body), 400)
     assert field in error["fields"], error
     assert not Match.objects.filter(kind="challenge").exists()
+
+
+# ---- hostile details: never a 500 ------------------------------------------------------------------------
+
+def no_raise(client: APIClient) -> APIClient:
+    """Let a server error come back as the 500 answer a real client would get (not as an exception)."""
+    client.raise_request_exception = False
+    return client
+
+
+def test_it_refuses_a_deeply_nested_json_body_without_a_500(alice, as_user, house_bots):
+    nested = "[" * 100_000 + "]" * 100_000  # 200 kB, far below the body limit
+    body = '{"name": "deep-bot", "game": "bura", "description": ' + nested + "}"
+    response = no_raise(as_user(alice)).post(BOTS, data=body, content_type="application/json")
+    error = assert_error(response, 400)
+    assert "json" in error["message"].lower() or "nest" in error["message"].lower(), error
+
+
+@pytest.mark.parametrize(("method", "url"), [
+    ("get", f"{BOTS}a%00b/"), ("get", f"{BOTS}a%00b/versions/"), ("patch", f"{BOTS}a%00b/"),
+    ("delete", "/api/v1/tokens/a%00b/"),
+])
+def test_it_answers_a_nul_character_in_a_url_name_with_404_not_500(alice, as_user, bura_bot, method, url):
+    response = getattr(no_raise(as_user(alice)), method)(url, {}, format="json")
+    assert_error(response, 404)
+
+
+@pytest.mark.parametrize(("url", "word"), [(f"{BOTS}no-such-bot/", "bot"), (f"{BOTS}{MINE}/versions/9/", "version"),
+                                          (f"{BOTS}no-such-bot/versions/", "bot")])
+def test_it_says_which_object_was_not_found(bura_bot, url, word):
+    error = assert_error(APIClient().get(url), 404)
+    assert word in error["message"], f"{url}: {error['message']!r} does not say what is missing"
+
+
+def test_it_refuses_to_retire_the_current_version(alice, as_user, bura_bot):
+    ready_version(bura_bot)
+    error = assert_error(as_user(alice).post(f"{BOTS}{MINE}/versions/1/retire/"), 400)
+    assert "current version" in error["message"], error
+    assert not BotVersion.objects.get(bot=bura_bot, number=1).retired
+
+
+@pytest.mark.parametrize(("url", "field"), [
+    ("/api/v1/matches/?since=not-a-date", "since"), ("/api/v1/matches/?version=abc", "version"),
+    ("/api/v1/matches/?duplicate_set=not-a-uuid", "duplicate_set"), (f"{BOTS}?game=poker", "game"),
+    ("/api/v1/matches/?status=exploded", "status"),
+])
+def test_it_refuses_a_bad_filter_value_naming_the_filter(db, url, field):
+    error = assert_error(APIClient().get(url), 400)
+    assert field in error["fields"], error
+
+
+@pytest.mark.parametrize("query", ["?page=999", "?page=abc", "?page=0"])
+def test_it_answers_a_page_out_of_range_with_404_in_the_error_shape(bura_bot, query):
+    assert_error(APIClient().get(f"{BOTS}{query}"), 404)

@@ -9,11 +9,11 @@ import re
 import stat
 
 import pytest
-from accounts.models import User
-from bots.models import Bot, BotVersion
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from accounts.models import User
+from bots.models import Bot, BotVersion
 from tests.platform.test_bad_uploads import media_files, zip_with_modes
 
 MAIN = b"import sys\nfor line in sys.stdin:\n    pass\n"
@@ -206,3 +206,26 @@ def test_it_hides_a_rejection_reason_on_another_users_bot_page(as_alice, as_bob,
 def test_it_shows_the_friendly_404_page(as_alice, url):
     method = as_alice.post if url.endswith("/revoke/") else as_alice.get
     assert_friendly_404(method(url))
+
+
+def test_it_shows_the_friendly_404_for_a_nul_character_in_a_bot_name(as_alice):
+    as_alice.raise_request_exception = False
+    assert_friendly_404(as_alice.get("/bots/a%00b/"))
+
+
+def test_it_refuses_a_bot_name_whose_page_the_new_bot_form_would_hide(as_alice, house_bots, tmp_path):
+    """/bots/new/ is the form: a bot called 'new' (any case) could never show its own page."""
+    response = new_bot(as_alice, "main.py", MAIN, name="new")
+    assert response.status_code == 200, "a bot called 'new' was created"
+    assert field_errors(response, "name")
+    assert not Bot.objects.filter(name__iexact="new").exists()
+
+
+def test_it_throttles_failed_log_ins_on_the_log_in_page(browser, alice):
+    for _ in range(10):
+        response = browser.post("/login/", {"username": "alice", "password": "guess"})
+        assert response.status_code == 200
+    blocked = browser.post("/login/", {"username": "alice", "password": "a-long-password-1"})
+    assert blocked.status_code == 429
+    assert "Too many failed log-ins" in blocked.content.decode()
+    assert "_auth_user_id" not in browser.session

@@ -14,10 +14,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from bots.models import BotVersion
 from django.core.files.uploadedfile import SimpleUploadedFile
-from matches.models import Match
 
+from bots.models import BotVersion
+from matches.models import Match
 from tests.platform.conftest import python_bot, zip_of
 
 BOT = "alice-bura"
@@ -343,3 +343,14 @@ def test_it_accepts_a_good_upload_after_refusing_a_bad_one(refuse, alice, upload
     assert response.status_code == 201, response.json()
     assert response.json()["number"] == 1
     assert len(media_files(tmp_path)) == 1
+
+
+def test_it_throttles_uploads_with_429_in_the_error_shape(alice, bura_bot, upload):
+    """20 uploads an hour (settings' "upload" rate); refused ones count, or the check becomes a free oracle."""
+    statuses = [upload(alice, BOT, "bot.zip", b"not a zip").status_code for _ in range(20)]
+    assert statuses == [400] * 20, statuses
+    throttled = upload(alice, BOT, "main.py", python_bot("bura"))
+    error = assert_error(throttled, 429)
+    assert error["code"] == "throttled", error
+    assert error.get("retry_after_seconds", 0) > 0, error
+    assert not bura_bot.versions.exists()
