@@ -565,3 +565,32 @@ def test_it_refuses_a_bad_filter_value_naming_the_filter(db, url, field):
 @pytest.mark.parametrize("query", ["?page=999", "?page=abc", "?page=0"])
 def test_it_answers_a_page_out_of_range_with_404_in_the_error_shape(bura_bot, query):
     assert_error(APIClient().get(f"{BOTS}{query}"), 404)
+
+
+# ---- a rejected validation: its verdict, detail and stderr are its owner's only (issue 8, section 3) ---------
+
+LEAKY_BOT = (b"import sys\nsys.stderr.write('STDERR-SECRET-7\\n')\n"
+             b"for line in sys.stdin:\n    print('SECRET-PLAN-42', flush=True)\n")
+
+
+def test_it_hides_a_rejected_validations_detail_from_others(alice, bob, as_user, bura_bot, upload):
+    import gzip
+
+    from matches.tasks import play_match
+
+    assert upload(alice, MINE, "main.py", LEAKY_BOT).status_code == 201
+    version = BotVersion.objects.get(bot=bura_bot, number=1)
+    assert play_match(version.validation_match_id) == "finished"
+    version.refresh_from_db()
+    assert version.status == "rejected" and "SECRET-PLAN-42" in version.reason, version.reason
+    match = version.validation_match_id
+    for client in (as_user(bob), APIClient()):
+        seen = [client.get(f"/api/v1/matches/{match}/").content,
+                client.get("/api/v1/matches/?kind=validation").content,
+                client.get(f"{BOTS}{MINE}/versions/1/").content]
+        replay = client.get(f"/api/v1/matches/{match}/replay/")
+        if replay.status_code == 200:
+            seen.append(gzip.decompress(replay.content))
+        for body in seen:
+            assert b"SECRET-PLAN-42" not in body, body[:600]
+            assert b"STDERR-SECRET-7" not in body

@@ -229,3 +229,20 @@ def test_it_throttles_failed_log_ins_on_the_log_in_page(browser, alice):
     assert blocked.status_code == 429
     assert "Too many failed log-ins" in blocked.content.decode()
     assert "_auth_user_id" not in browser.session
+
+
+def test_it_hides_a_rejected_validations_detail_on_the_match_page(as_alice, as_bob, browser, bura_bot):
+    from bots.actions import house_version
+    from matches.actions import create_match
+    from matches.models import Seat
+
+    version = BotVersion.objects.create(bot=bura_bot, number=1, sha256="c" * 64, filename="main.py",
+                                        runtime="python3", status=BotVersion.Status.REJECTED,
+                                        reason="protocol-error (bad-json): 'SECRET-PLAN-42'")
+    match = create_match(kind="validation", preset="bura", seat_versions=[version, house_version("bura", "random")])
+    Seat.objects.filter(match=match, seat=0).update(verdict="protocol-error", code="bad-json",
+                                                    detail="line is not JSON: 'SECRET-PLAN-42'")
+    assert "SECRET-PLAN-42" in as_alice.get(f"/matches/{match.pk}/").content.decode()
+    for client in (as_bob, browser):
+        response = client.get(f"/matches/{match.pk}/")
+        assert "SECRET-PLAN-42" not in response.content.decode()
