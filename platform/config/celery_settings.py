@@ -31,6 +31,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_BEAT_SCHEDULE = {
     "recover-matches": {"task": "matches.tasks.recover_matches", "schedule": 15.0,
                         "options": {"queue": "maintenance", "expires": 14}},
+    "refit-ratings": {"task": "ratings.tasks.refit_due", "schedule": 300.0,
+                      "options": {"queue": "maintenance", "expires": 290}},
     "fill-ladder": {"task": "matches.tasks.fill_ladder", "schedule": 10.0,
                     "options": {"queue": "maintenance", "expires": 9}},
 }

@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "accounts",
     "bots",
     "matches",
+    "ratings",
     "web",
 ]
 

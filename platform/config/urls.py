@@ -6,6 +6,7 @@ from accounts import api as accounts_api
 from bots import api as bots_api
 from bots import games_api
 from matches import api as matches_api
+from ratings import api as ratings_api
 
 api_v1 = [
     path("games/", games_api.GameListView.as_view(), name="api-games"),
@@ -28,6 +29,9 @@ api_v1 = [
     path("matches/<int:pk>/replay/", matches_api.ReplayView.as_view(), name="api-replay"),
     path("matches/<int:pk>/seats/<int:seat>/log/", matches_api.SeatLogView.as_view(), name="api-seat-log"),
     path("challenges/", matches_api.ChallengeView.as_view(), name="api-challenges"),
+    path("leaderboards/<str:preset>/", ratings_api.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("head-to-head/", ratings_api.HeadToHeadView.as_view(), name="api-head-to-head"),
+    path("bots/<str:name>/ratings/<str:preset>/", ratings_api.RatingHistoryView.as_view(), name="api-rating-history"),
 ]
 
 urlpatterns = [

@@ -1,0 +1,175 @@
+"""Recording ranked results into ratings, and refitting a preset's official ratings.
+
+Invariants (docs/ratings.md): a ranked match enters the live rating and the counters once, in the very
+transaction that records its result (matches.actions.finish runs this hook under the match's lease), so a
+re-queued or re-delivered match can never count twice; the official fit reads only finished ranked matches,
+keyed by match id, and gives the same numbers whatever order they were played in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import time
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from matches.models import Match, Seat
+from ratings import live
+from ratings.fit import fit
+from ratings.models import Rating, RatingSnapshot, Refit
+from ratings.outcomes import MatchResult, Outcomes
+
+REFIT_EVERY = 200  # ranked matches of a preset between refits, besides the periodic one
+
+
+def side_scores(ranks: list[int], teams: list[list[int]]) -> list[float]:
+    """Each side's match score: the share of the other sides it beat, a tie counting half (1, ½ or 0 in a
+    two-sided game)."""
+    side_rank = [ranks[team[0]] for team in teams]
+    others = len(teams) - 1
+    return [sum(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+                for j, theirs in enumerate(side_rank) if j != i) / others
+            for i, mine in enumerate(side_rank)]
+
+
+def _rating_for(version: BotVersion, preset: str) -> Rating:
+    """The version's rating row, created on its first ranked match from its bot's previous version."""
+    rating = Rating.objects.select_for_update().filter(version=version, preset=preset).first()
+    if rating is not None:
+        return rating
+    previous = (Rating.objects.filter(bot_id=version.bot_id, preset=preset).exclude(version=version)
+                .order_by("-version__number").first())
+    start = live.successor(live.Skill(previous.live_mu, previous.live_sigma) if previous else None)
+    return Rating.objects.create(version=version, bot_id=version.bot_id, preset=preset, live_mu=start.mu,
+                                 live_sigma=start.sigma)
+
+
+def record_ranked_match(match: Match, seats: list[Seat]) -> None:
+    """A finish hook: live ratings and W/D/L counters of every version in a ranked match."""
+    if not match.ranked:
+        return
+    seats = sorted(seats, key=lambda s: s.seat)
+    teams = match.result.get("teams") or [[s.seat] for s in seats]
+    ranks = [s.rank for s in seats]
+    version_of = [s.version for s in seats]
+    sides_of: dict[int, set[int]] = {}
+    for side, team in enumerate(teams):
+        for seat in team:
+            sides_of.setdefault(version_of[seat].pk, set()).add(side)
+    ratings = {v.pk: _rating_for(v, match.preset) for v in {v.pk: v for v in version_of}.values()}
+    skills = {pk: live.Skill(r.live_mu, r.live_sigma) for pk, r in ratings.items()}
+    updated = live.rate_match(skills, [v.pk for v in version_of], ranks, teams)
+    scores = side_scores(ranks, teams)
+    now = timezone.now()
+    for pk, rating in ratings.items():
+        if len(sides_of[pk]) != 1:
+            continue  # it met itself: no result for it in this match
+        if pk in updated:
+            rating.live_mu, rating.live_sigma = updated[pk].mu, updated[pk].sigma
+        score = scores[next(iter(sides_of[pk]))]
+        rating.games += 1
+        rating.wins += score > 0.5
+        rating.draws += score == 0.5
+        rating.losses += score < 0.5
+        rating.score += score
+        rating.last_played = now
+        rating.save()
+    last = Refit.objects.filter(preset=match.preset).aggregate(last=Max("last_match"))["last"] or 0
+    pending = Match.objects.filter(preset=match.preset, ranked=True, status=Match.Status.FINISHED, pk__gt=last)
+    if pending.count() >= REFIT_EVERY:
+        preset = match.preset
+        transaction.on_commit(lambda: _queue_refit(preset))
+
+
+def _queue_refit(preset: str) -> None:
+    from ratings.tasks import refit
+
+    with contextlib.suppress(Exception):  # the broker is away: the periodic refit will catch up
+        refit.apply_async((preset,), queue="maintenance")
+
+
+def live_elo(version_ids: list[int], preset: str) -> dict[int, float]:
+    """For matchmaking: each version's live rating on the Elo scale (versions never rated are absent)."""
+    rows = Rating.objects.filter(version_id__in=version_ids, preset=preset).values_list("version_id", "live_mu")
+    return {pk: live.to_elo(mu) for pk, mu in rows}
+
+
+def ranked_results(preset: str) -> tuple[dict[int, MatchResult], int]:
+    """Every finished ranked match of the preset, keyed by match id, and the highest id."""
+    from matches.actions import layout
+
+    _, teams = layout(preset, {})
+    rows = (Seat.objects.filter(match__preset=preset, match__ranked=True, match__status=Match.Status.FINISHED)
+            .order_by("match_id", "seat").values_list("match_id", "match__duplicate_set", "version_id", "rank"))
+    grouped: dict[int, tuple] = {}
+    for match_id, duplicate_set, version_id, rank in rows.iterator(chunk_size=20_000):
+        entry = grouped.setdefault(match_id, (duplicate_set, [], []))
+        entry[1].append(version_id)
+        entry[2].append(rank)
+    results = {match_id: MatchResult(seats=versions, ranks=ranks, teams=teams, duplicate_set=duplicate_set)
+               for match_id, (duplicate_set, versions, ranks) in grouped.items() if len(versions) == len(
+                   [s for t in teams for s in t])}
+    return results, max(grouped, default=0)
+
+
+def refit_preset(preset: str) -> Refit:
+    """The official ratings of a preset, from scratch over all its ranked matches (warm started)."""
+    started = time.perf_counter()
+    results, last_match = ranked_results(preset)
+    previous = dict(Rating.objects.filter(preset=preset, official__isnull=False).values_list("version_id",
+                                                                                              "official"))
+    fitted = fit(Outcomes.from_results(results), previous)
+    now = timezone.now()
+    with transaction.atomic():
+        refit = Refit.objects.create(preset=preset, matches=len(results), last_match=last_match, rated=0,
+                                     seconds=0.0)
+        rows = list(Rating.objects.select_for_update().filter(preset=preset))
+        snapshots = []
+        for rating in rows:
+            value = fitted.rating(rating.version_id)
+            if value is None:
+                rating.official = rating.official_low = rating.official_high = None
+                rating.provisional = True
+            else:
+                rating.official, rating.official_low, rating.official_high = value.rating, value.low, value.high
+                rating.provisional = value.provisional
+                snapshots.append(RatingSnapshot(refit=refit, version_id=rating.version_id, bot_id=rating.bot_id,
+                                                preset=preset, at=now, rating=value.rating, low=value.low,
+                                                high=value.high, games=value.games))
+            rating.fitted_at = now
+            rating.los_next = None
+        _set_los_to_next(preset, rows, fitted)
+        Rating.objects.bulk_update(rows, ["official", "official_low", "official_high", "provisional", "fitted_at",
+                                          "los_next"], batch_size=2000)
+        RatingSnapshot.objects.bulk_create(snapshots, batch_size=2000)
+        refit.rated = len(snapshots)
+        refit.seconds = time.perf_counter() - started
+        refit.save(update_fields=["rated", "seconds"])
+    return refit
+
+
+def _set_los_to_next(preset: str, rows: Iterable[Rating], fitted) -> None:
+    current = set(Bot.objects.filter(ratings__preset=preset).values_list("current_version_id", flat=True))
+    board = sorted((r for r in rows if r.version_id in current and r.official is not None),
+                   key=lambda r: -r.official)
+    for above, below in itertools.pairwise(board):
+        above.los_next = fitted.los(above.version_id, below.version_id)
+
+
+def presets_needing_refit() -> list[str]:
+    last = dict(Refit.objects.values("preset").annotate(last=Max("last_match")).values_list("preset", "last"))
+    newest = (Match.objects.filter(ranked=True, status=Match.Status.FINISHED).values("preset")
+              .annotate(newest=Max("pk")).values_list("preset", "newest"))
+    return [preset for preset, newest in newest if newest > last.get(preset, 0)]
+
+
+def leaderboard(preset: str):
+    """Every bot's current version on the preset's scale: fitted first (best first), then by live rating."""
+    return (Rating.objects.filter(preset=preset, version_id=F("bot__current_version_id"))
+            .select_related("bot__owner", "version")
+            .order_by(F("official").desc(nulls_last=True), "-live_mu", "bot__name"))

@@ -1,0 +1,80 @@
+"""Ratings per bot version and preset: the live OpenSkill value and the official batch fit, with history."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Rating(models.Model):
+    """One version on one preset's scale. Counters and the live value change with every ranked match (in its
+    result transaction); the official value changes only when the preset is refitted."""
+
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="ratings")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="ratings")
+    preset = models.CharField(max_length=40)
+    live_mu = models.FloatField()
+    live_sigma = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    score = models.FloatField(default=0.0, help_text="the sum of match scores (1 win, ½ draw, 0 loss)")
+    last_played = models.DateTimeField(null=True, blank=True)
+    official = models.FloatField(null=True, blank=True, help_text="Elo scale; null until the version is fitted")
+    official_low = models.FloatField(null=True, blank=True)
+    official_high = models.FloatField(null=True, blank=True)
+    provisional = models.BooleanField(default=True)
+    los_next = models.FloatField(null=True, blank=True,
+                                 help_text="likelihood of superiority over the next version down the leaderboard")
+    fitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "preset"], name="rating_version_preset")]
+        indexes = [models.Index(fields=["preset", "-official"], name="rating_board_idx"),
+                   models.Index(fields=["bot", "preset"], name="rating_bot_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.version} on {self.preset}"
+
+    @property
+    def half_width(self) -> float | None:
+        if self.official_low is None or self.official_high is None:
+            return None
+        return (self.official_high - self.official_low) / 2
+
+    @property
+    def score_percent(self) -> float | None:
+        return 100.0 * self.score / self.games if self.games else None
+
+
+class Refit(models.Model):
+    """One run of the official fit over a preset."""
+
+    preset = models.CharField(max_length=40)
+    at = models.DateTimeField(auto_now_add=True)
+    matches = models.PositiveIntegerField()
+    last_match = models.BigIntegerField(default=0, help_text="the highest match id the fit saw")
+    rated = models.PositiveIntegerField()
+    seconds = models.FloatField()
+
+    class Meta:
+        indexes = [models.Index(fields=["preset", "-at"], name="refit_preset_idx")]
+        ordering = ["-at"]
+
+
+class RatingSnapshot(models.Model):
+    """A version's official rating after one refit: the rating history that pages plot."""
+
+    refit = models.ForeignKey(Refit, on_delete=models.CASCADE, related_name="snapshots")
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="rating_snapshots")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="rating_snapshots")
+    preset = models.CharField(max_length=40)
+    at = models.DateTimeField()
+    rating = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    games = models.FloatField()
+
+    class Meta:
+        indexes = [models.Index(fields=["bot", "preset", "at"], name="snapshot_bot_idx")]
+        ordering = ["at"]
