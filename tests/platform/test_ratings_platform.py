@@ -30,7 +30,7 @@ def greedy_and_random(house_bots):
 
 def test_it_counts_a_ranked_match_once_even_when_it_is_delivered_again(greedy_and_random):
     greedy, rand = greedy_and_random
-    [first, second] = play_ranked("bura", [greedy, rand], {"match": "deals:1"})
+    [first, _] = play_ranked("bura", [greedy, rand], {"match": "deals:1"})
     assert play_match(first.pk) == "not-queued"
     rows = {r.version_id: r for r in Rating.objects.filter(preset="bura")}
     assert rows[greedy.pk].games == rows[rand.pk].games == 2
