@@ -354,3 +354,61 @@ def test_it_throttles_uploads_with_429_in_the_error_shape(alice, bura_bot, uploa
     assert error["code"] == "throttled", error
     assert error.get("retry_after_seconds", 0) > 0, error
     assert not bura_bot.versions.exists()
+
+
+# ---- a broken worker is not the bot's fault (issue 8, "Bad input") --------------------------------------
+
+@pytest.fixture
+def pending_version(alice, bura_bot, upload, settings):
+    settings.WORKER_SELF_STOP = False  # the task would otherwise SIGTERM this very process
+    assert upload(alice, BOT, "main.py", python_bot("bura")).status_code == 201
+    return BotVersion.objects.get(bot=bura_bot, number=1)
+
+
+def test_it_leaves_the_validation_queued_when_the_worker_cannot_start_the_sandbox(pending_version, monkeypatch):
+    import matches.signals
+    from matches.tasks import play_match
+
+    monkeypatch.setattr(matches.signals, "sandbox_problem", lambda: "sandbox backend bwrap unavailable: test")
+    assert play_match(pending_version.validation_match_id) == "worker-broken"
+    pending_version.refresh_from_db()
+    assert pending_version.status == "pending" and pending_version.reason == ""
+    assert Match.objects.get(pk=pending_version.validation_match_id).status == "queued"
+
+
+def test_it_retries_a_validation_whose_sandbox_fails_to_start(pending_version, monkeypatch, settings):
+    import matches.play
+    from matches.tasks import play_match
+
+    settings.MAX_ATTEMPTS = 3
+
+    def broken(match):
+        raise OSError("bwrap: setting up uid map: Permission denied")
+
+    monkeypatch.setattr(matches.play, "play", broken)
+    assert play_match(pending_version.validation_match_id) == "infrastructure"
+    match = Match.objects.get(pk=pending_version.validation_match_id)
+    assert match.status == "queued" and match.attempts == 1, (match.status, match.attempts)
+    assert "uid map" in match.failure
+    pending_version.refresh_from_db()
+    assert pending_version.status == "pending" and pending_version.reason == ""
+
+
+def test_it_never_marks_the_bot_rejected_when_every_attempt_failed_on_the_sandbox(pending_version, monkeypatch,
+                                                                                 settings, alice, as_user):
+    import matches.play
+    from matches.tasks import play_match
+
+    settings.MAX_ATTEMPTS = 2
+
+    def broken(match):
+        raise OSError("bwrap: setting up uid map: Permission denied")
+
+    monkeypatch.setattr(matches.play, "play", broken)
+    for _ in range(2):
+        assert play_match(pending_version.validation_match_id) == "infrastructure"
+    assert Match.objects.get(pk=pending_version.validation_match_id).status == "failed"
+    pending_version.refresh_from_db()
+    assert "not the bot's fault" in pending_version.reason, pending_version.reason
+    shown = as_user(alice).get(f"/api/v1/bots/{BOT}/versions/1/").json()
+    assert shown["status"] != "rejected", f"an infrastructure failure is shown as the bot's rejection: {shown}"
