@@ -594,3 +594,36 @@ def test_it_hides_a_rejected_validations_detail_from_others(alice, bob, as_user,
         for body in seen:
             assert b"SECRET-PLAN-42" not in body, body[:600]
             assert b"STDERR-SECRET-7" not in body
+
+
+@pytest.mark.parametrize("parts", ["fields", "files"])
+def test_it_refuses_a_request_with_too_many_form_parts_in_the_error_shape(alice, as_user, bura_bot, settings, parts):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 50
+    settings.DATA_UPLOAD_MAX_NUMBER_FILES = 5
+    body = {"file": SimpleUploadedFile("main.py", b"print(1)\n")}
+    if parts == "fields":
+        body |= {f"f{i}": "x" for i in range(60)}
+    else:
+        body |= {f"f{i}": SimpleUploadedFile(f"f{i}.py", b"x") for i in range(10)}
+    response = as_user(alice).post(f"{BOTS}{MINE}/versions/", body, format="multipart")
+    assert 400 <= response.status_code < 500, response.status_code
+    assert_error(response, response.status_code)
+    assert not bura_bot.versions.exists()
+
+
+def test_it_refuses_a_session_write_without_a_csrf_token(alice, house_bots):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(alice)
+    response = client.post(BOTS, {"name": "csrf-bot", "game": "bura"}, format="json")
+    error = assert_error(response, 403)
+    assert "csrf" in error["message"].lower(), error
+    assert not Bot.objects.filter(name="csrf-bot").exists()
+
+
+def test_it_refuses_a_challenge_against_an_inactive_bot(alice, bob, as_user, bura_bot, bobs_bot):
+    ready_version(bura_bot)
+    ready_version(bobs_bot, 1)
+    Bot.objects.filter(pk=bobs_bot.pk).update(active=False)
+    error = assert_error(challenge(as_user(alice), bot=MINE, opponent="bob-bura"), 400)
+    assert "inactive" in error["message"], error
+    assert not Match.objects.filter(kind="challenge").exists()
