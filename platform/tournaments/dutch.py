@@ -19,8 +19,11 @@ _BYE = {1.0: ResultToken.PAIRING_ALLOCATED_BYE, 0.5: ResultToken.HALF_POINT_BYE,
 _NOT_PAIRED = RoundResult(id=0, color=ColorToken.BYE_OR_NOT_PAIRED, result=ResultToken.ZERO_POINT_BYE)
 
 
-def to_trf(entrants: Sequence[EntrantId], results: Sequence[Result], history: History, total_rounds: int) -> ParsedTrf:
-    """Starting numbers follow the seed order; a round an entrant sat out (joined late) is a zero-point bye."""
+def to_trf(entrants: Sequence[EntrantId], results: Sequence[Result], history: History) -> ParsedTrf:
+    """Starting numbers follow the seed order; a round an entrant sat out (joined late) is a zero-point bye.
+
+    The round being paired is never declared the last: FIDE relaxes the absolute colour rule for top scorers
+    in the last round (C.04.3 A.7), and Kozyr keeps every seat difference within 2 instead."""
     number = {e: k + 1 for k, e in enumerate(entrants)}
     rows: dict[EntrantId, dict[int, RoundResult]] = {e: {} for e in entrants}
     for r in results:
@@ -42,11 +45,11 @@ def to_trf(entrants: Sequence[EntrantId], results: Sequence[Result], history: Hi
         )
         for e in entrants
     ]
-    return ParsedTrf(player_sections=sections, x_section=XSection(number_of_rounds=total_rounds))
+    return ParsedTrf(player_sections=sections, x_section=XSection(number_of_rounds=played + 2))
 
 
-def dutch_round(entrants: Sequence[EntrantId], results: Sequence[Result], history: History, total_rounds: int) -> Round:
-    trf = to_trf(entrants, results, history, total_rounds)
+def dutch_round(entrants: Sequence[EntrantId], results: Sequence[Result], history: History) -> Round:
+    trf = to_trf(entrants, results, history)
     try:
         found = DutchEngine.generate_pairings(trf)
     except PairingError as error:

@@ -46,8 +46,7 @@ def pair_round(
     total_rounds: int | None = None,
     engine: str = "auto",
 ) -> Round:
-    """Pair the next round. `total_rounds` (the tournament's planned count) lets the Dutch engine apply its
-    last-round rules; it defaults to the round being paired."""
+    """Pair the next round after `results`. `total_rounds`, when given, refuses to pair beyond the plan."""
     listed = check_entrants(entrants)
     if engine not in ENGINES:
         raise ValueError(f"unknown Swiss engine {engine!r}; expected one of {', '.join(ENGINES)}")
@@ -56,15 +55,24 @@ def pair_round(
     next_round = history.rounds_played + 1
     if total_rounds is not None and total_rounds < next_round:
         raise ValueError(f"round {next_round} is beyond the planned {total_rounds} rounds")
-    if engine == "dutch" or (engine == "auto" and len(listed) <= DUTCH_LIMIT):
-        from tournaments.dutch import dutch_round
+    if engine == "weighted" or (engine == "auto" and len(listed) > DUTCH_LIMIT):
+        return weighted_round(rank_order(listed, history), history)
+    from tournaments.dutch import dutch_round
 
-        try:
-            return dutch_round(listed, results, history, total_rounds or next_round)
-        except SwissPairingError:
-            if engine == "dutch":
-                raise
-    return weighted_round(rank_order(listed, history), history)
+    try:
+        dutch = dutch_round(listed, results, history)
+    except SwissPairingError:
+        if engine == "dutch":
+            raise
+        return weighted_round(rank_order(listed, history), history)
+    if engine == "dutch" or not dutch.byes:
+        return dutch
+    # The Dutch system settles brackets top down and may hand the bye to a higher score than needed to spare
+    # an upper bracket a floater; Kozyr's rule is the bye to the lowest score that can take it.
+    weighted = weighted_round(rank_order(listed, history), history)
+    if history.score[weighted.byes[0]] < history.score[dutch.byes[0]]:
+        return weighted
+    return dutch
 
 
 def rank_order(entrants: Sequence[EntrantId], history: History) -> list[EntrantId]:
