@@ -412,3 +412,23 @@ def test_it_never_marks_the_bot_rejected_when_every_attempt_failed_on_the_sandbo
     assert "not the bot's fault" in pending_version.reason, pending_version.reason
     shown = as_user(alice).get(f"/api/v1/bots/{BOT}/versions/1/").json()
     assert shown["status"] != "rejected", f"an infrastructure failure is shown as the bot's rejection: {shown}"
+
+
+def foreign_elf() -> bytes:
+    """A 64-bit ELF header for a CPU the workers (this machine's architecture) cannot run."""
+    import platform
+
+    machine = 0x3E if platform.machine() in ("aarch64", "arm64") else 0xB7  # x86-64 on ARM hosts, else AArch64
+    ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)  # 64-bit, little-endian, version 1, System V
+    header = ident + struct.pack("<HHIQQQIHHHHHH", 2, machine, 1, 0x400078, 64, 0, 0, 64, 56, 1, 64, 0, 0)
+    program = struct.pack("<IIQQQQQQ", 1, 5, 0, 0x400000, 0x400000, 0x80, 0x80, 0x1000)  # one PT_LOAD
+    return header + program + b"\x00" * 8
+
+
+def test_it_refuses_a_binary_for_a_cpu_the_workers_do_not_have(refuse):
+    refuse("main", foreign_elf(), "architecture", "cpu", "aarch64", "arm", "x86")
+
+
+def test_it_refuses_a_zipped_binary_for_a_cpu_the_workers_do_not_have(refuse):
+    refuse("bot.zip", zip_with_modes([("main", 0o100755, foreign_elf())]), "architecture", "cpu", "aarch64", "arm",
+           "x86")
