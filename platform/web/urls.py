@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.throttle import ThrottledLoginView
-from web import views
+from web import docs_pages, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,8 +13,11 @@ urlpatterns = [
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("profile/", views.profile, name="profile"),
     path("profile/tokens/<str:public_id>/revoke/", views.revoke_token, name="token-revoke"),
+    path("games/<str:preset>/", views.preset_page, name="preset"),
     path("bots/", views.bot_list, name="bots"),
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<str:name>/", views.bot_detail, name="bot"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
+    path("docs/", docs_pages.doc_page, name="docs"),
+    path("docs/<slug:slug>/", docs_pages.doc_page, name="doc"),
 ]

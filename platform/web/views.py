@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Count, Prefetch
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -14,12 +15,17 @@ from django.views.decorators.http import require_POST
 from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
 from accounts.models import ApiToken
 from arena.games import GAME_MODULES, all_presets
+from arena.games.options import describe
 from bots.access import access_bot, can_see_private
 from bots.actions import BotError, do_create_bot, do_update_bot, do_upload_version
 from bots.models import Bot
 from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
 from matches.models import Match, Seat
 from matches.reproduce import reproduce_command
+from ratings.actions import leaderboard
+from ratings.api import head_to_head
+from ratings.models import Rating, RatingSnapshot
+from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
 
 RECENT = 20
@@ -32,7 +38,8 @@ def _recent_matches(queryset, limit=RECENT):
 
 def home(request):
     presets = all_presets()
-    games = [{"name": g, "presets": [p for p, (family, _) in presets.items() if family == g]} for g in GAME_MODULES]
+    games = [{"name": g, "presets": [{"name": p, "top": list(leaderboard(p)[:3])}
+                                     for p, (family, _) in presets.items() if family == g]} for g in GAME_MODULES]
     return render(request, "web/home.html", {
         "games": games,
         "running": _recent_matches(Match.objects.filter(status=Match.Status.RUNNING), 10),
@@ -134,9 +141,28 @@ def bot_detail(request, name: str):
             return redirect("bot", name=bot.name)
     versions = list(bot.versions.select_related("validation_match").order_by("-number")[:50])
     matches = _recent_matches(Match.objects.filter(seats__version__bot=bot).distinct())
+    ratings = list(Rating.objects.filter(bot=bot, version_id=bot.current_version_id).order_by("preset"))
+    histories = []
+    for preset in bot.plays():
+        points = [(s.at, s.rating, s.low, s.high) for s in
+                  RatingSnapshot.objects.filter(bot=bot, preset=preset).order_by("at")[:500]]
+        if points:
+            histories.append({"preset": preset, "svg": rating_history(points, f"{bot.name} on {preset}")})
     return render(request, "web/bot_detail.html", {"bot": bot, "versions": versions, "matches": matches,
+                                                   "ratings": ratings, "histories": histories,
+                                                   "opponents": head_to_head_table(bot),
                                                    "owner_view": can_see_private(request.user, bot),
                                                    "can_upload": owner_view, "form": form})
+
+
+def head_to_head_table(bot: Bot, limit: int = 8) -> list[dict]:
+    """The bot's most frequent ranked opponents on its presets, with the results between them."""
+    ranked = Seat.objects.filter(version__bot=bot, match__ranked=True, match__status=Match.Status.FINISHED)
+    opponents = (Seat.objects.filter(match_id__in=ranked.values("match_id")).exclude(version__bot=bot)
+                 .values("version__bot_id", "version__bot__name", "match__preset")
+                 .annotate(n=Count("match_id", distinct=True)).order_by("-n")[:limit])
+    return [{"name": o["version__bot__name"], "preset": o["match__preset"],
+             **head_to_head(bot.pk, o["version__bot_id"], o["match__preset"])} for o in opponents]
 
 
 def match_detail(request, pk: int):
@@ -147,6 +173,31 @@ def match_detail(request, pk: int):
     seats = [{"row": s, "private": can_see_private(request.user, s.version.bot)} for s in match.seats.all()]
     return render(request, "web/match_detail.html", {"match": match, "seats": seats,
                                                      "reproduce": reproduce_command(match)})
+
+
+SORTS = {"rating": None, "games": "-games", "score": "-score", "name": "bot__name", "live": "-live_mu"}
+PAGE_SIZE = 50
+
+
+def preset_page(request, preset: str):
+    presets = all_presets()
+    if preset not in presets:
+        raise Http404("no such preset")
+    game, rules = presets[preset]
+    rows = leaderboard(preset)
+    query = (request.GET.get("q") or "").strip()
+    if query:
+        rows = rows.filter(bot__name__icontains=query)
+    sort = request.GET.get("sort", "rating")
+    if SORTS.get(sort):
+        rows = rows.order_by(SORTS[sort], "bot__name")
+    paginator = Paginator(rows, PAGE_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
+    first = (page.number - 1) * PAGE_SIZE
+    return render(request, "web/preset.html", {
+        "preset": preset, "game": game, "options": describe(rules), "page": page, "q": query, "sort": sort,
+        "rows": [{"rank": first + i + 1, "row": row} for i, row in enumerate(page.object_list)],
+        "sorts": list(SORTS)})
 
 
 def not_found(request, exception=None):

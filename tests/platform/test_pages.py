@@ -1,0 +1,71 @@
+"""The server-rendered pages: they show what the API stores, in a bounded number of queries."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.actions import house_version
+from matches import actions
+from matches.models import Match
+from matches.tasks import play_match
+from ratings.actions import refit_preset
+
+
+@pytest.fixture
+def played(house_bots):
+    """A few ranked duplicate sets among the bura house bots, refitted."""
+    rand = house_version("bura", "random")
+    for name in ("greedy", "greedy-p50", "greedy-p25"):
+        for _ in range(2):
+            for match in actions.create_duplicate_set(kind="ladder", preset="bura", ranked=True,
+                                                      versions=[house_version("bura", name), rand],
+                                                      overrides={"match": "deals:1"}):
+                assert play_match(match.pk) == "finished"
+    refit_preset("bura")
+    refit_preset("bura")  # a second point of history
+
+
+def test_it_shows_the_leaderboard_with_intervals_in_few_queries(client, played, django_assert_max_num_queries):
+    with django_assert_max_num_queries(8):
+        page = client.get("/games/bura/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert html.index("greedy-bura") < html.index("random-bura")
+    assert "±" in html and "W / D / L" in html
+    found = client.get("/games/bura/", {"q": "p50"}).content.decode()
+    assert "greedy-p50-bura" in found and "random-bura" not in found
+    assert client.get("/games/chess/").status_code == 404
+
+
+def test_it_shows_the_top_of_every_leaderboard_on_the_home_page(client, played, django_assert_max_num_queries):
+    with django_assert_max_num_queries(25):
+        page = client.get("/")
+    assert page.status_code == 200 and b"greedy-bura" in page.content and b"burraco-2p" in page.content
+
+
+def test_it_draws_a_bots_rating_history_and_head_to_head(client, played, django_assert_max_num_queries):
+    with django_assert_max_num_queries(40):
+        page = client.get("/bots/greedy-bura/")
+    html = page.content.decode()
+    assert "<svg" in html and "Rating history on bura" in html
+    assert "Head to head" in html and "random-bura" in html
+
+
+def test_it_shows_a_match_with_its_reproduce_command(client, played):
+    match = Match.objects.filter(status="finished").order_by("pk").first()
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f"--seed {match.base_seed} --games 1" in page and "arena play bura" in page
+
+
+def test_it_renders_the_protocol_and_the_rules_from_the_docs(client, db):
+    page = client.get("/docs/protocol/")
+    assert page.status_code == 200 and b"<table>" in page.content and b"hello" in page.content
+    for game in ("bura", "kozel", "burraco"):
+        assert client.get(f"/docs/rules-{game}/").status_code == 200
+    assert client.get("/docs/nothing/").status_code == 404
+
+
+def test_it_lists_bots_in_a_fixed_number_of_queries(client, house_bots, django_assert_max_num_queries):
+    with django_assert_max_num_queries(4):
+        page = client.get("/bots/")
+    assert all(f'href="/bots/{bot.name}/"' in page.content.decode() for bot in house_bots)
