@@ -627,3 +627,25 @@ def test_it_refuses_a_challenge_against_an_inactive_bot(alice, bob, as_user, bur
     error = assert_error(challenge(as_user(alice), bot=MINE, opponent="bob-bura"), 400)
     assert "inactive" in error["message"], error
     assert not Match.objects.filter(kind="challenge").exists()
+
+
+def test_it_refuses_a_token_past_the_per_user_limit(alice, as_user, token_for):
+    from accounts.actions import MAX_TOKENS_PER_USER
+
+    client = as_user(alice)
+    for i in range(MAX_TOKENS_PER_USER - 1):
+        token_for(alice, f"t{i}")
+    error = assert_error(client.post("/api/v1/tokens/", {"name": "one-too-many"}, format="json"), 400)
+    assert str(MAX_TOKENS_PER_USER) in error["message"] and "revoke" in error["message"], error
+    assert ApiToken.objects.filter(user=alice).count() == MAX_TOKENS_PER_USER
+
+
+def test_it_throttles_challenges_with_429_in_the_error_shape(alice, as_user, bura_bot):
+    ready_version(bura_bot)
+    client = as_user(alice)
+    for _ in range(30):  # settings' "challenge" rate: 30 an hour
+        assert challenge(client, bot=MINE, opponent="random-bura").status_code == 201
+    before = Match.objects.count()
+    error = assert_error(challenge(client, bot=MINE, opponent="random-bura"), 429)
+    assert error["code"] == "throttled", error
+    assert Match.objects.count() == before

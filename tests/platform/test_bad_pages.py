@@ -246,3 +246,28 @@ def test_it_hides_a_rejected_validations_detail_on_the_match_page(as_alice, as_b
     for client in (as_bob, browser):
         response = client.get(f"/matches/{match.pk}/")
         assert "SECRET-PLAN-42" not in response.content.decode()
+
+
+def test_it_refuses_the_current_version_again_on_the_bot_page_beside_the_file_field(as_alice, alice, bura_bot,
+                                                                                     upload, tmp_path):
+    from matches.tasks import play_match
+    from tests.platform.conftest import python_bot
+
+    assert upload(alice, bura_bot.name, "main.py", python_bot("bura")).status_code == 201
+    version = BotVersion.objects.get(bot=bura_bot, number=1)
+    assert play_match(version.validation_match_id) == "finished"
+    files = media_files(tmp_path)
+    response = as_alice.post(f"/bots/{bura_bot.name}/", {"file": SimpleUploadedFile("main.py", python_bot("bura"))})
+    assert response.status_code == 200
+    assert any("current version" in e for e in field_errors(response, "file")), field_errors(response, "file")
+    assert bura_bot.versions.count() == 1
+    assert media_files(tmp_path) == files
+
+
+def test_it_refuses_a_password_change_with_a_wrong_old_password_beside_the_field(as_alice, alice):
+    response = as_alice.post("/password/", {"old_password": "not-my-password", "new_password1": "another-long-pass-9",
+                                            "new_password2": "another-long-pass-9"})
+    assert response.status_code == 200
+    assert any("incorrect" in e for e in field_errors(response, "old_password")), field_errors(response, "old_password")
+    alice.refresh_from_db()
+    assert alice.check_password("a-long-password-1")
