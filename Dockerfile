@@ -33,10 +33,12 @@ RUN groupadd --system --gid 10001 kozyr \
 WORKDIR /srv/kozyr/app
 
 # Dependencies and the arena/sandbox packages first, so a change under platform/ reuses this layer.
+# EXTRA_PACKAGES adds optional ones, e.g. boto3 for S3_BUCKET: --build-arg EXTRA_PACKAGES=boto3
+ARG EXTRA_PACKAGES=""
 COPY pyproject.toml README.md ./
 COPY arena ./arena
 COPY sandbox ./sandbox
-RUN pip install . && rm -rf build *.egg-info
+RUN pip install . $EXTRA_PACKAGES && rm -rf build *.egg-info
 
 COPY manage.py ./
 COPY platform ./platform

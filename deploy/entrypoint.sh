@@ -38,7 +38,9 @@ docker_socket_check() {
 
 case "$role" in
   web)
-    exec gunicorn config.wsgi --chdir "$app/platform" --bind 0.0.0.0:8000 \
+    # --preload: the master imports Django, so a bad setting ends gunicorn with its one line instead of
+    # workers failing to boot in a loop.
+    exec gunicorn config.wsgi --chdir "$app/platform" --bind 0.0.0.0:8000 --preload \
       --access-logfile - --error-logfile - "$@"
     ;;
   worker)

@@ -1,0 +1,443 @@
+"""The docker-compose deployment, tested without a Docker engine: the files parse and follow the Compose
+Specification, the services and settings they pass match what the code reads, bots stay off every
+network, and the image's entry point and web health check do what the compose file relies on."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from config.celery_settings import QUEUE_ORDER
+from sandbox import Limits
+from sandbox import docker as container_backend
+
+REPO = Path(__file__).resolve().parents[2]
+COMPOSE = REPO / "docker-compose.yml"
+ENV_EXAMPLE = REPO / "deploy" / "env.example"
+ENTRYPOINT = REPO / "deploy" / "entrypoint.sh"
+HEALTHCHECK = REPO / "deploy" / "healthcheck.py"
+SETTINGS = REPO / "platform" / "config" / "settings.py"
+PLATFORM_SERVICES = ("migrate", "web", "worker", "beat")
+# Read by the entry point, gunicorn or docker compose itself, never by Django (so never KOZYR_*).
+PROCESS_VARIABLES = {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT", "WEB_CONCURRENCY",
+                     "WORKER_CONCURRENCY"}
+PRODUCTION_OVERRIDES = {"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/kozyr",
+                        "SECRET_KEY": "deployment-test-key-" + "k7Qz" * 12}
+SLOW_START_SECONDS = 90  # gunicorn importing Django on a loaded 2-core machine
+
+
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def service(name: str) -> dict:
+    return compose()["services"][name]
+
+
+def env_example() -> dict[str, str]:
+    """The active NAME=value lines, as compose's env_file reads them."""
+    values = {}
+    for line in ENV_EXAMPLE.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, separator, value = line.partition("=")
+            assert separator, f"env.example: not NAME=value: {line!r}"
+            values[name] = value
+    return values
+
+
+def env_example_commented() -> set[str]:
+    """Settings documented in env.example but left at the image's value (`# NAME=value`)."""
+    return set(re.findall(r"^# ([A-Z][A-Z0-9_]*)=", ENV_EXAMPLE.read_text(), flags=re.MULTILINE))
+
+
+def settings_names() -> set[str]:
+    """Every environment variable platform/config/settings.py reads (env.str("NAME", …), env.int(…), …)."""
+    return set(re.findall(r'env\.\w+\(\s*"([A-Z][A-Z0-9_]*)"', SETTINGS.read_text()))
+
+
+def sandbox_names() -> set[str]:
+    """The KOZYR_* names settings.py accepts because the sandbox package reads them itself."""
+    listed = re.search(r"READ_BY_THE_SANDBOX = \(([^)]*)\)", SETTINGS.read_text())
+    assert listed, "settings.py no longer lists READ_BY_THE_SANDBOX"
+    return set(re.findall(r'"(KOZYR_[A-Z0-9_]+)"', listed.group(1)))
+
+
+def production_environment(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """env.example as a container would see it, with a reachable database, a real key and a private var/."""
+    return {"PATH": os.environ["PATH"], "HOME": str(tmp_path), **env_example(), **PRODUCTION_OVERRIDES,
+            "KOZYR_VAR_DIR": str(tmp_path / "var"), **extra}
+
+
+# --- the compose file --------------------------------------------------------------------------------
+
+
+def test_compose_file_follows_the_compose_specification():
+    validator = jsonschema.Draft202012Validator(json.loads((REPO / "deploy" / "compose-spec.json").read_text()))
+    document = compose()
+    assert [error.message for error in validator.iter_errors(document)] == []
+    misspelt = copy.deepcopy(document)
+    misspelt["services"]["web"]["healtcheck"] = misspelt["services"]["web"].pop("healthcheck")
+    assert any("healtcheck" in error.message for error in validator.iter_errors(misspelt))
+
+
+def test_every_part_of_the_site_is_a_service():
+    services = compose()["services"]
+    assert {"db", "redis", "migrate", "web", "worker", "beat"} <= set(services)
+    assert services["db"]["image"].startswith("postgres:")
+    assert services["redis"]["image"].startswith("redis:")
+    for name in PLATFORM_SERVICES:
+        assert services[name]["image"] == "kozyr-platform:latest", name
+        assert services[name]["build"] == ".", name
+        assert services[name]["env_file"] == ".env", name
+        assert services[name]["command"] == [name], name
+        assert "privileged" not in services[name] and services[name]["cap_drop"] == ["ALL"], name
+
+
+def test_health_checks():
+    services = compose()["services"]
+    assert "pg_isready" in " ".join(services["db"]["healthcheck"]["test"])
+    assert "redis-cli ping" in " ".join(services["redis"]["healthcheck"]["test"])
+    web_test = services["web"]["healthcheck"]["test"]
+    assert web_test[0] == "CMD" and web_test[1] == "/srv/kozyr/app/deploy/healthcheck.py"
+    assert web_test[2].startswith("/api/")
+    assert "inspect ping" in " ".join(services["worker"]["healthcheck"]["test"])
+
+
+def test_nothing_of_the_platform_starts_before_the_database_is_migrated():
+    services = compose()["services"]
+    assert services["migrate"]["restart"] == "no"
+    assert services["migrate"]["depends_on"]["db"]["condition"] == "service_healthy"
+    for name in ("web", "worker", "beat"):
+        waits_for = services[name]["depends_on"]
+        assert waits_for["migrate"]["condition"] == "service_completed_successfully", name
+        assert waits_for["db"]["condition"] == "service_healthy", name
+        assert waits_for["redis"]["condition"] == "service_healthy", name
+
+
+def test_named_volumes_keep_the_database_and_the_media():
+    document = compose()
+    declared = set(document["volumes"])
+    assert {"db-data", "media"} <= declared
+    mounts = {name: [v for v in spec.get("volumes", []) if isinstance(v, str)] for name, spec in
+              document["services"].items()}
+    assert "db-data:/var/lib/postgresql/data" in mounts["db"]
+    media_root = "/srv/kozyr/media"  # the image's MEDIA_ROOT
+    assert f"MEDIA_ROOT={media_root}" in (REPO / "Dockerfile").read_text()
+    for name in ("web", "worker"):  # uploads are written by web and read (bots), written (replays) by workers
+        assert f"media:{media_root}" in mounts[name], name
+    used = {mount.split(":")[0] for spec in mounts.values() for mount in spec if not mount.startswith("/")}
+    assert used <= declared
+
+
+def test_workers_scale_and_reach_the_host_engine():
+    worker = service("worker")
+    assert "container_name" not in worker and "ports" not in worker  # both would break --scale worker=N
+    assert worker["environment"]["SANDBOX_BACKEND"] == "docker"
+    assert "/var/run/docker.sock:/var/run/docker.sock" in worker["volumes"]
+    assert worker["group_add"] == ["${DOCKER_GID:-999}"]
+    # The engine resolves a bot's bind-mounted folder on the host: the worker's var/ (its bot cache) must
+    # have the same path inside the container as outside.
+    var_dir = worker["environment"]["KOZYR_VAR_DIR"]
+    assert f"{var_dir}:{var_dir}" in worker["volumes"]
+    for name in ("web", "beat", "migrate"):
+        assert not any("docker.sock" in v for v in service(name).get("volumes", [])), name
+
+
+def test_bot_containers_never_join_a_network():
+    """Bots run beside the workers on the host's engine, and never on the compose network (or any)."""
+    for engine in (container_backend.Engine(), container_backend.Engine("podman", "podman", "4", "runc")):
+        argv = container_backend.run_command(["python3", "bot.py"], REPO, Limits(), name="kozyr-bot-test",
+                                             deadline=0, env={}, image_name="img", engine=engine)
+        networks = [argv[i + 1] for i, arg in enumerate(argv) if arg in ("--network", "--net")]
+        assert networks == ["none"], engine
+        assert not any(arg.startswith(("--network=", "--net=")) for arg in argv)
+    worker = service("worker")
+    assert worker.get("network_mode") is None and worker["networks"] == ["backend"]
+    runtime = service("bot-runtime")
+    assert runtime["network_mode"] == "none" and runtime["profiles"] == ["images"]
+    # the image the workers start bots from is the one compose builds from sandbox/image/
+    assert runtime["image"] == container_backend.DEFAULT_IMAGE and runtime["build"] == "sandbox/image"
+
+
+def test_web_is_published_only_to_the_local_reverse_proxy():
+    assert service("web")["ports"] == ["127.0.0.1:${WEB_PORT:-8000}:8000"]
+    for name, spec in compose()["services"].items():
+        if name != "web":
+            assert "ports" not in spec, f"{name} must not be reachable from outside"
+
+
+# --- settings: what compose and env.example pass is what the code reads ------------------------------
+
+
+def test_the_settings_reader_finds_the_settings():
+    names = settings_names()
+    assert {"KOZYR_ENV", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CELERY_BROKER_URL", "SANDBOX_BACKEND",
+            "MEDIA_ROOT", "KOZYR_VAR_DIR"} <= names
+    assert {"KOZYR_SANDBOX_DOCKER_IMAGE", "KOZYR_CONTAINER_ENGINE"} <= sandbox_names()
+
+
+def test_every_variable_passed_is_one_the_platform_reads():
+    known = settings_names() | sandbox_names()
+    assert not {name for name in PROCESS_VARIABLES if name.startswith("KOZYR_")}
+    assert not PROCESS_VARIABLES & known
+    passed = set(env_example()) | env_example_commented()
+    for name in PLATFORM_SERVICES:
+        passed |= set(service(name).get("environment", {}))
+    assert passed - known - PROCESS_VARIABLES == set()
+    # a KOZYR_* name Django does not read stops every container at start-up
+    assert {name for name in passed if name.startswith("KOZYR_")} <= known
+
+
+def test_process_variables_are_really_used():
+    text = COMPOSE.read_text() + ENTRYPOINT.read_text()
+    for name in PROCESS_VARIABLES - {"WEB_CONCURRENCY"}:
+        assert re.search(rf"\$\{{{name}\b", text), f"{name} is in env.example but nothing reads it"
+    assert "gunicorn" in ENTRYPOINT.read_text()  # WEB_CONCURRENCY is gunicorn's own setting
+
+
+def test_env_example_documents_every_setting():
+    documented = set(env_example()) | env_example_commented()
+    assert settings_names() - documented == set()
+    operations = (REPO / "docs" / "operations.md").read_text()
+    container_settings = {name for name in sandbox_names() if "DOCKER" in name or "CONTAINER" in name}
+    for name in settings_names() | PROCESS_VARIABLES | container_settings:
+        assert f"`{name}`" in operations, f"docs/operations.md does not describe {name}"
+
+
+def test_env_example_is_for_production():
+    values = env_example()
+    assert values["KOZYR_ENV"] == "production"
+    assert values["SANDBOX_BACKEND"] == "docker"
+    assert values["DEBUG"] == "false"
+    assert values["DATABASE_URL"].startswith("postgres://") and "@db:5432/" in values["DATABASE_URL"]
+    assert values["CELERY_BROKER_URL"].startswith("redis://") and "@redis:6379/" in values["CELERY_BROKER_URL"]
+    assert values["POSTGRES_PASSWORD"] in values["DATABASE_URL"]
+    assert values["REDIS_PASSWORD"] in values["CELERY_BROKER_URL"]
+    assert len(values["SECRET_KEY"]) < 50  # the placeholder is refused: nobody runs with a published key
+
+
+def test_compose_interpolations_are_all_in_env_example():
+    interpolated = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)", COMPOSE.read_text()))
+    assert interpolated == {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT"}
+    assert interpolated <= set(env_example())
+
+
+def run_manage(tmp_path: Path, *arguments: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "manage.py"), *arguments], cwd=tmp_path,
+                          env=production_environment(tmp_path, **extra), capture_output=True, text=True,
+                          timeout=300, check=False)  # fmt: skip
+
+
+def test_env_example_placeholder_key_is_refused(tmp_path):
+    done = run_manage(tmp_path, "check", SECRET_KEY=env_example()["SECRET_KEY"])
+    assert done.returncode != 0
+    assert done.stderr.strip() == "kozyr: bad setting: SECRET_KEY: expected at least 50 characters in production"
+
+
+def test_env_example_passes_the_deploy_security_checks(tmp_path):
+    done = run_manage(tmp_path, "check", "--deploy", "--tag", "security", "--fail-level", "WARNING")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "System check identified no issues" in done.stdout
+    assert "WARNING" not in done.stdout + done.stderr
+
+
+def test_env_example_passes_every_deploy_check(tmp_path):
+    """All of them, the schema generator's (drf_spectacular runs it under --deploy) included."""
+    done = run_manage(tmp_path, "check", "--deploy", "--fail-level", "WARNING")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "System check identified no issues (0 silenced)." in done.stdout
+
+
+# --- the image's entry point and the commands of the Procfile -----------------------------------------
+
+
+def procfile() -> dict[str, str]:
+    lines = (REPO / "Procfile").read_text().splitlines()
+    return dict(line.split(": ", 1) for line in lines if line and not line.startswith("#"))
+
+
+def queues(command: str) -> tuple[str, ...]:
+    words = shlex.split(command.replace("\\\n", " "))
+    return tuple(words[words.index("--queues") + 1].split(","))
+
+
+@pytest.fixture
+def fake_programs(tmp_path):
+    """A PATH where celery, gunicorn and python print where and how they were started instead of running."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for program in ("celery", "gunicorn", "python"):
+        script = folder / program
+        script.write_text(f'#!/bin/sh\necho "{program} cwd=$PWD"\nfor a in "$@"; do echo "arg=$a"; done\n')
+        script.chmod(0o755)
+    return folder
+
+
+def entrypoint(tmp_path, path: Path, *arguments: str, **extra: str) -> subprocess.CompletedProcess:
+    env = {"PATH": f"{path}:/usr/bin:/bin", "KOZYR_VAR_DIR": str(tmp_path / "var"), **extra}
+    return subprocess.run(["sh", str(ENTRYPOINT), *arguments], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)  # fmt: skip
+
+
+def started(done: subprocess.CompletedProcess) -> tuple[str, list[str]]:
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    return lines[0], [line.removeprefix("arg=") for line in lines[1:]]
+
+
+def test_worker_consumes_the_procfile_queues_in_priority_order(tmp_path, fake_programs):
+    assert queues(procfile()["worker"]) == QUEUE_ORDER
+    head, args = started(entrypoint(tmp_path, fake_programs, "worker", SANDBOX_BACKEND="bwrap",
+                                    WORKER_CONCURRENCY="5"))
+    assert head == f"celery cwd={REPO / 'platform'}"
+    assert args[:3] == ["-A", "config", "worker"]
+    assert tuple(args[args.index("--queues") + 1].split(",")) == QUEUE_ORDER
+    assert args[args.index("--concurrency") + 1] == "5"
+    assert args[args.index("--hostname") + 1] == "worker@%h"
+
+
+def test_web_and_beat_start_like_the_procfile(tmp_path, fake_programs):
+    assert "gunicorn config.wsgi --chdir platform" in procfile()["web"]
+    head, args = started(entrypoint(tmp_path, fake_programs, "web"))
+    assert head.startswith("gunicorn ") and args[0] == "config.wsgi"
+    assert args[args.index("--chdir") + 1] == str(REPO / "platform")
+    assert args[args.index("--bind") + 1] == "0.0.0.0:8000"
+    assert "--preload" in args  # a bad setting stops gunicorn (test below) instead of a worker boot loop
+    assert "--workers" not in args  # gunicorn reads WEB_CONCURRENCY itself
+    assert "celery -A config beat" in procfile()["beat"]
+    head, args = started(entrypoint(tmp_path, fake_programs, "beat"))
+    assert head == f"celery cwd={REPO / 'platform'}" and args[:3] == ["-A", "config", "beat"]
+    assert args[args.index("--schedule") + 1] == str(tmp_path / "var" / "celerybeat-schedule")
+
+
+def test_migrate_runs_migrations_then_registers_the_house_bots(tmp_path, fake_programs):
+    done = entrypoint(tmp_path, fake_programs, "migrate")
+    assert done.returncode == 0, done.stderr
+    manage = str(REPO / "manage.py")
+    assert done.stdout.count("python cwd=") == 2
+    arguments = [line.removeprefix("arg=") for line in done.stdout.splitlines() if line.startswith("arg=")]
+    assert arguments == [manage, "migrate", "--noinput", manage, "house_bots"]
+
+
+def test_worker_without_the_engine_socket_says_so(tmp_path, fake_programs):
+    if Path("/var/run/docker.sock").exists():
+        pytest.skip("this machine has a Docker socket: the missing-socket message cannot be provoked")
+    done = entrypoint(tmp_path, fake_programs, "worker", SANDBOX_BACKEND="docker")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip() == ("kozyr: SANDBOX_BACKEND=docker but /var/run/docker.sock is not mounted into "
+                                   "this container")
+
+
+def test_unwritable_var_dir_is_one_clear_line(tmp_path, fake_programs):
+    if os.geteuid() == 0:
+        target = "/proc/kozyr-not-writable"  # not even root can create folders in /proc
+    else:
+        target = "/kozyr-not-writable"
+    done = entrypoint(tmp_path, fake_programs, "beat", KOZYR_VAR_DIR=target)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"kozyr: KOZYR_VAR_DIR={target} is not a folder uid ")
+
+
+# --- the web health check against a real gunicorn ------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def health(path: str, port: int, allowed_hosts: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(HEALTHCHECK), path, str(port)], capture_output=True, text=True,
+                          env={"PATH": os.environ["PATH"], "ALLOWED_HOSTS": allowed_hosts}, timeout=60, check=False)
+
+
+def web_command(tmp_path: Path, fake_programs: Path, port: int) -> list[str]:
+    """The entry point's web command, as it would run, bound to a local test port with one process."""
+    _, args = started(entrypoint(tmp_path, fake_programs, "web"))
+    args[args.index("--bind") + 1] = f"127.0.0.1:{port}"
+    return [sys.executable, "-m", "gunicorn", *args, "--workers", "1"]
+
+
+def stop(server: subprocess.Popen) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(timeout=30)
+
+
+@pytest.fixture
+def production_web(tmp_path, fake_programs):
+    """gunicorn with env.example's production settings and a database nobody listens on."""
+    port = free_port()
+    env = production_environment(tmp_path, DATABASE_URL=f"postgres://kozyr@127.0.0.1:{free_port()}/nowhere")
+    server = subprocess.Popen(web_command(tmp_path, fake_programs, port), env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + SLOW_START_SECONDS
+    try:
+        while health("/api/v1/games/", port, env["ALLOWED_HOSTS"]).returncode != 0:
+            assert server.poll() is None, f"gunicorn exited with {server.returncode}"
+            assert time.monotonic() < deadline, "gunicorn did not answer in time"
+            time.sleep(0.5)
+        yield port, env["ALLOWED_HOSTS"]
+    finally:
+        stop(server)
+
+
+def test_web_with_a_bad_setting_ends_with_its_one_line(tmp_path, fake_programs):
+    env = production_environment(tmp_path, KOZYR_LEASE_SECOND="60")
+    server = subprocess.Popen(web_command(tmp_path, fake_programs, free_port()), env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        _, stderr = server.communicate(timeout=SLOW_START_SECONDS)
+    finally:
+        stop(server)
+    assert server.returncode != 0
+    assert stderr.strip().splitlines()[-1].startswith("kozyr: bad setting: KOZYR_LEASE_SECOND: unknown setting")
+
+
+def test_web_health_check_needs_no_database(production_web):
+    port, allowed_hosts = production_web
+    done = health("/api/v1/games/", port, allowed_hosts)
+    assert (done.returncode, done.stderr) == (0, "")
+    missing = health("/api/v1/presets/no-such-preset/", port, allowed_hosts)
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == ("unhealthy: GET /api/v1/presets/no-such-preset/ (Host: kozyr.example.org) "
+                                      "answered 404")
+    wrong_host = health("/api/v1/games/", port, "elsewhere.example.net")
+    assert wrong_host.returncode == 1 and "answered 400" in wrong_host.stderr
+
+
+def test_web_health_check_fails_when_nothing_listens():
+    port = free_port()
+    done = health("/api/v1/games/", port, "kozyr.example.org")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"unhealthy: GET /api/v1/games/ on port {port}: ")
+
+
+def test_health_check_host_header_is_one_django_accepts():
+    sys.path.insert(0, str(HEALTHCHECK.parent))
+    try:
+        import healthcheck
+    finally:
+        sys.path.remove(str(HEALTHCHECK.parent))
+    assert healthcheck.host_header("kozyr.example.org,www.kozyr.example.org") == "kozyr.example.org"
+    assert healthcheck.host_header(" .example.org") == "example.org"
+    assert healthcheck.host_header("*") == "localhost"
+    assert healthcheck.host_header("") == "localhost"
+    assert healthcheck.main(["no-slash"]) == 2
