@@ -8,7 +8,9 @@ is closed — its whole process tree killed — before the function returns.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -250,12 +252,20 @@ def _start_all(players: list[Player], control: TimeControl, game: str, preset: s
     not the sum. Stops at the first seat that fails (in seat order), as a match stops at its first forfeit."""
     n = len(players)
     deadlines = [0.0] * n
-    for seat, player in enumerate(players):
-        hello = protocol.hello(game=game, preset=preset, rules=rules_to_dict(rules), seat=seat, players=n,
-                               teams=teams, time=control.to_dict())
+    rules_dict = rules_to_dict(rules)
+
+    def launch(seat: int) -> None:
+        hello = protocol.hello(game=game, preset=preset, rules=rules_dict, seat=seat, players=n, teams=teams,
+                               time=control.to_dict())
         deadlines[seat] = time.monotonic() + control.startup_ms / 1000
+        players[seat].launch(hello, deadlines[seat])
+
+    # One after another from the calling thread, the readies then awaited together. Not from other threads:
+    # a sandbox may tie the bot's life to the thread that started it (bubblewrap's --die-with-parent is a
+    # parent-*thread* death signal), and concurrent starts with a fork hook failed now and then when tried.
+    for seat in range(n):
         try:
-            player.launch(hello, deadlines[seat])
+            launch(seat)
         except PlayerFailure as failure:
             fail(seat, failure)
             return
@@ -268,6 +278,28 @@ def _start_all(players: list[Player], control: TimeControl, game: str, preset: s
             fail(seat, failure)
         if verdicts[seat].verdict != protocol.OK:
             return
+
+
+def at_once(work: Callable[[Any], Any], items: Iterable[Any]) -> list[BaseException | None]:
+    """Run ``work(item)`` for every item at the same time (threads; the last in this one) and wait for all.
+    Returns, per item, the exception it raised or None."""
+    items = list(items)
+    errors: list[BaseException | None] = [None] * len(items)
+
+    def run(i: int) -> None:
+        try:
+            work(items[i])
+        except BaseException as err:  # handed back to the caller, in order
+            errors[i] = err
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(items) - 1)]
+    for thread in threads:
+        thread.start()
+    if items:
+        run(len(items) - 1)
+    for thread in threads:
+        thread.join()
+    return errors
 
 
 def _ceiling(match_deadline: float, now: float) -> PlayerFailure:
@@ -303,8 +335,8 @@ def _close_all(players: list[Player], state: Any, cursors: list[int], teams: lis
     ranks = final_ranks(outcome["ranks"], teams, forfeited) if forfeited else outcome["ranks"]
     summary = protocol.result(ranks=ranks, points=outcome["points"], points_kind=outcome["points_kind"],
                               verdicts=[v.verdict for v in verdicts])
-    reports = []
-    for seat, player in enumerate(players):
+    farewells = []
+    for seat in range(len(players)):
         farewell: list[dict[str, Any]] = []
         verdict = verdicts[seat]
         if not verdict.forfeits:
@@ -313,10 +345,15 @@ def _close_all(players: list[Player], state: Any, cursors: list[int], teams: lis
             farewell.append(protocol.error(verdict.code or verdict.verdict, verdict.detail))
         reason = "match over" if verdict.verdict == protocol.OK else (
             "match aborted" if verdict.verdict == protocol.ABORTED else f"forfeit: {verdict.verdict}")
-        farewell += [summary, protocol.goodbye(reason)]
-        try:
-            reports.append(player.close(farewell))
-        except Exception as err:  # closing must not lose the result; record what went wrong instead
-            reports.append(SeatReport(stderr_tail=[protocol.printable(f"referee could not close this seat cleanly: "
-                                                                      f"{err}")]))
+        farewells.append([*farewell, summary, protocol.goodbye(reason)])
+    reports: list[SeatReport | None] = [None] * len(players)
+
+    def close(seat: int) -> None:
+        reports[seat] = players[seat].close(farewells[seat])
+
+    # Every seat's grace period and teardown overlap instead of adding up.
+    for seat, err in enumerate(at_once(close, range(len(players)))):
+        if err is not None:  # closing must not lose the result; record what went wrong instead
+            reports[seat] = SeatReport(stderr_tail=[protocol.printable(f"referee could not close this seat "
+                                                                       f"cleanly: {err}")])
     return reports
