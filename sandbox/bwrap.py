@@ -32,6 +32,7 @@ from .limits import Limits
 from .process import Confinement, SandboxProcess, decode_shell_status
 from .rlimits import rlimits_for
 from .staging import Staging
+from .state import state_dir
 from .uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
 
 BOT_MOUNT = "/bot"
@@ -40,6 +41,25 @@ SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 # (some interpreters are reached through them). No resolv.conf, hosts, passwd of the host.
 ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
 HOSTNAME = "sandbox"
+# Only these devices, bound from the host: no /dev/tty, no /dev/pts or /dev/ptmx (the number of ptys is a
+# machine-wide counter one bot could move and another read), no /dev/shm.
+DEVICES = ("null", "zero", "full", "random", "urandom")
+DEVICE_LINKS = (("/proc/self/fd", "/dev/fd"), ("/proc/self/fd/0", "/dev/stdin"), ("/proc/self/fd/1", "/dev/stdout"),
+                ("/proc/self/fd/2", "/dev/stderr"))  # fmt: skip
+# Machine-wide figures in the sandbox's /proc that another bot can move at will (free memory, thread and fork
+# counts, CPU and disk counters, open files, pressure): covered by an empty file or folder. What is left in
+# /proc is the bot's own processes and static facts (cpuinfo, version, filesystems...).
+PROC_MASKED_FILES = ("meminfo", "stat", "loadavg", "uptime", "vmstat", "zoneinfo", "buddyinfo", "pagetypeinfo",
+                     "slabinfo", "diskstats", "partitions", "softirqs", "interrupts", "schedstat", "locks", "cgroups",
+                     "key-users", "keys", "swaps", "timer_list", "sched_debug")  # fmt: skip
+PROC_MASKED_DIRS = ("pressure", "sys/fs", "sys/kernel/random", "sys/kernel/keys", "sys/kernel/pty")
+# The descriptors bwrap is started with (moved there between fork and exec, see launcher.Plan): the bot's
+# stdin and stdout are not bwrap's own 0 and 1 (/dev/null), so bwrap's outer process, which closes every
+# descriptor above 2, holds no end of them, and a bot that closes its stdout or stdin is seen at once.
+BOT_STDIN_FD, BOT_STDOUT_FD, ARGS_FD, SECCOMP_FD, PASSWD_FD, GROUP_FD = 3, 4, 5, 6, 7, 8
+# The first program in the sandbox: moves those two descriptors onto 0 and 1, then becomes the bot (pid 1).
+SHIM = ("/usr/bin/sh", "-c", f'exec 0<&{BOT_STDIN_FD} 1>&{BOT_STDOUT_FD} {BOT_STDIN_FD}<&- {BOT_STDOUT_FD}>&- && '
+        'exec "$@"', "sh")  # fmt: skip
 
 
 def bwrap_path() -> str | None:
@@ -69,11 +89,45 @@ def system_mounts(root: Path = Path("/")) -> list[str]:
     return args
 
 
-def build_command(command: list[str], staged_bot: Path, limits: Limits, *, seccomp_fd: int, passwd_fd: int,
-                  group_fd: int, bwrap: str = "bwrap") -> list[str]:  # fmt: skip
-    """The bubblewrap command line for one run (pure: tests read it)."""
+@cache
+def proc_masks() -> tuple[str, ...]:
+    """bwrap arguments covering the machine-wide /proc entries that exist on this kernel."""
+    empty_file, empty_dir = mask_sources()
+    args: list[str] = []
+    for name in PROC_MASKED_FILES:
+        if os.path.isfile(f"/proc/{name}"):
+            args += ["--ro-bind", str(empty_file), f"/proc/{name}"]
+    for name in PROC_MASKED_DIRS:
+        if os.path.isdir(f"/proc/{name}"):
+            args += ["--ro-bind", str(empty_dir), f"/proc/{name}"]
+    return tuple(args)
+
+
+def mask_sources() -> tuple[Path, Path]:
+    """An empty file and an empty folder in the state folder, readable by every sandbox uid."""
+    folder = state_dir() / "masks"
+    folder.mkdir(mode=0o755, exist_ok=True)
+    empty_file, empty_dir = folder / "empty", folder / "empty-dir"
+    if not empty_file.is_file():
+        empty_file.touch(mode=0o444)
+    empty_dir.mkdir(mode=0o555, exist_ok=True)
+    return empty_file, empty_dir
+
+
+def device_mounts() -> list[str]:
+    args: list[str] = []
+    for name in DEVICES:
+        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for target, link in DEVICE_LINKS:
+        args += ["--symlink", target, link]
+    return args
+
+
+def build_command(command: list[str], staged_bot: Path, limits: Limits, *, seccomp_fd: int = SECCOMP_FD,
+                  passwd_fd: int = PASSWD_FD, group_fd: int = GROUP_FD) -> list[str]:  # fmt: skip
+    """bubblewrap's options for one run (pure: tests read it). They reach bwrap through --args, not its
+    command line, so `ps` shows no path of the bot's files (see launch_argv)."""
     return [
-        bwrap,
         "--unshare-all", "--unshare-user", "--disable-userns", "--hostname", HOSTNAME,
         "--die-with-parent", "--new-session",
         # The bot itself is pid 1 of its namespace, a direct child of the launcher: the launcher's wait
@@ -84,17 +138,20 @@ def build_command(command: list[str], staged_bot: Path, limits: Limits, *, secco
         "--ro-bind-data", str(passwd_fd), "/etc/passwd",
         "--ro-bind-data", str(group_fd), "/etc/group",
         "--proc", "/proc",
-        "--dev", "/dev",
+        *proc_masks(),
+        *device_mounts(),
         "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp",
         "--ro-bind", str(staged_bot), BOT_MOUNT,
         "--chdir", BOT_MOUNT,
-        # Last: nothing else may be created in / or /dev (their tmpfs have no size limit).
-        "--remount-ro", "/dev",
+        # Last: nothing else may be created in / (a tmpfs without a size limit).
         "--remount-ro", "/",
         "--seccomp", str(seccomp_fd),
-        "--",
-        *command,
     ]  # fmt: skip
+
+
+def launch_argv(bwrap: str, command: list[str]) -> list[str]:
+    """What `ps` shows: bwrap, where its options come from, and the bot's own command (no host path)."""
+    return [bwrap, "--args", str(ARGS_FD), "--", *SHIM, *command]
 
 
 def resolve_in_sandbox(program: str, staged_bot: Path) -> Path:
@@ -147,7 +204,7 @@ class BwrapConfinement(Confinement):
     def staged_bot(self) -> Path:
         return self._staging.bot
 
-    def launch_plan(self) -> Plan:
+    def launch_plan(self, fds: dict[int, int]) -> Plan:
         mechanisms = self._cgroups.mechanisms if self._cgroups else {}
         rlimits = rlimits_for(
             self._limits,
@@ -155,8 +212,8 @@ class BwrapConfinement(Confinement):
             processes=self._lease is not None,
         )
         if self._cgroups is None:
-            return Plan(None, [], rlimits, self.sandbox_uid)
-        return Plan(self._cgroups.v2_dir, self._cgroups.v1_dirs, rlimits, self.sandbox_uid)
+            return Plan(None, [], rlimits, self.sandbox_uid, fds)
+        return Plan(self._cgroups.v2_dir, self._cgroups.v1_dirs, rlimits, self.sandbox_uid, fds)
 
     def open_seccomp(self) -> int:
         self._seccomp_fd = seccomp_filter.program_fd()
@@ -255,49 +312,66 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
     started = time.monotonic()
     environment = bot_environment(env)
     confinement = BwrapConfinement(limits, use_cgroups)
-    data_fds: list[int] = []
+    child_fds: list[int] = []
     plan: Plan | None = None
+    streams: list = []
     try:
         confinement.prepare(bot_dir)
         resolve_in_sandbox(command[0], confinement.staged_bot)
         uid = confinement.sandbox_uid if confinement.sandbox_uid is not None else os.getuid()
         gid = uid if confinement.sandbox_uid is not None else os.getgid()
-        passwd_fd = _data_fd(f"bot:x:{uid}:{gid}:bot:/tmp:/usr/sbin/nologin\n")
-        data_fds.append(passwd_fd)
-        group_fd = _data_fd(f"bot:x:{gid}:\n")
-        data_fds.append(group_fd)
-        seccomp_fd = confinement.open_seccomp()
-        argv = build_command(command, confinement.staged_bot, limits, seccomp_fd=seccomp_fd,
-                             passwd_fd=passwd_fd, group_fd=group_fd, bwrap=binary)  # fmt: skip
-        plan = confinement.launch_plan()
+        stdin_read, stdin_write = os.pipe()
+        child_fds.append(stdin_read)
+        streams.append(open(stdin_write, "wb", buffering=0))  # noqa: SIM115 - handed to SandboxProcess
+        stdout_read, stdout_write = os.pipe()
+        child_fds.append(stdout_write)
+        streams.append(open(stdout_read, "rb", buffering=0))  # noqa: SIM115 - handed to SandboxProcess
+        fds = {BOT_STDIN_FD: stdin_read, BOT_STDOUT_FD: stdout_write}
+        fds[PASSWD_FD] = _data_fd(f"bot:x:{uid}:{gid}:bot:/tmp:/usr/sbin/nologin\n")
+        child_fds.append(fds[PASSWD_FD])
+        fds[GROUP_FD] = _data_fd(f"bot:x:{gid}:\n")
+        child_fds.append(fds[GROUP_FD])
+        fds[SECCOMP_FD] = confinement.open_seccomp()
+        fds[ARGS_FD] = _data_fd("\0".join(build_command(command, confinement.staged_bot, limits)) + "\0")
+        child_fds.append(fds[ARGS_FD])
+        plan = confinement.launch_plan(fds)
         popen = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            launch_argv(binary, command),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             bufsize=0,
             env=environment,
             cwd="/",
-            pass_fds=(seccomp_fd, passwd_fd, group_fd),
+            close_fds=False,  # the child places its descriptors itself and marks every other one close-on-exec
             start_new_session=True,
             preexec_fn=plan.child_setup,
         )
         launcher = plan.launcher_pid(popen.pid)
     except subprocess.SubprocessError as error:
         plan.reap_reported()  # set just before Popen, the only raiser of SubprocessError
+        _close_all(streams)
         confinement.cleanup()
         raise SandboxError(f"could not start bubblewrap as the sandbox uid: {error}") from error
     except BaseException:
         if plan is not None:
             plan.reap_reported()
+        _close_all(streams)
         confinement.cleanup()
         raise
     finally:
-        for fd in data_fds:
+        for fd in child_fds:
             os.close(fd)
         if plan is not None:
             plan.close()
-    return SandboxProcess(popen, confinement, limits, started, time.monotonic() - started, pid=launcher)
+    stdin, stdout = streams
+    return SandboxProcess(popen, confinement, limits, started, time.monotonic() - started, pid=launcher,
+                          stdin=stdin, stdout=stdout)  # fmt: skip
+
+
+def _close_all(streams: list) -> None:
+    for stream in streams:
+        stream.close()
 
 
 def _data_fd(text: str) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import platform
 import resource
@@ -42,7 +43,10 @@ class Plan:
     """What the forked child does before bwrap runs; built in the parent so the child only makes syscalls."""
 
     def __init__(self, v2_dir: str | None, v1_dirs: list[str], rlimits: list[tuple[int, int, int]],
-                 uid: int | None):  # fmt: skip
+                 uid: int | None, fds: dict[int, int] | None = None):  # fmt: skip
+        # fds: descriptor number in bwrap -> descriptor in this process. Placed first thing in the child;
+        # every other descriptor above them is then marked close-on-exec, so nothing else leaks into bwrap.
+        self.fds = dict(fds or {})
         self.v1_tasks = [os.fsencode(os.path.join(folder, "tasks")) for folder in v1_dirs]
         self.v2_procs = os.fsencode(os.path.join(v2_dir, "cgroup.procs")) if v2_dir else None
         self.rlimits = rlimits
@@ -60,6 +64,8 @@ class Plan:
             self.report_read, self._report_write = os.pipe()
 
     def child_setup(self) -> None:  # pragma: no cover - runs in the forked child only
+        if self.fds:
+            _place_fds(self.fds)
         for path in self.v1_tasks:
             _write(path, b"0")
         for which, soft, hard in self.rlimits:
@@ -107,6 +113,25 @@ class Plan:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._cgroup_fd = self.report_read = self._report_write = None
+
+
+SYS_CLOSE_RANGE = 436
+CLOSE_RANGE_CLOEXEC = 4
+
+
+def _place_fds(fds: dict[int, int]) -> None:  # pragma: no cover - runs in the forked child only
+    """dup2 each source onto its target number. A source sitting on some target number is first moved above
+    them all. (Whatever the parent had on a target number is replaced: it is not the child's to keep.)"""
+    top = max(fds) + 1
+    sources = {target: fcntl.fcntl(source, fcntl.F_DUPFD_CLOEXEC, top) if source in fds else source
+               for target, source in fds.items()}  # fmt: skip
+    for target, source in sources.items():
+        os.dup2(source, target)  # the copy is inheritable
+    if _libc.syscall(SYS_CLOSE_RANGE, top, 0xFFFF_FFFF, CLOSE_RANGE_CLOEXEC) != 0:
+        for name in os.listdir("/proc/self/fd"):  # kernel < 5.11
+            with contextlib.suppress(OSError):
+                if int(name) >= top:
+                    os.set_inheritable(int(name), False)
 
 
 def _write(path: bytes, data: bytes) -> None:  # pragma: no cover - runs in the forked child only

@@ -89,14 +89,15 @@ def decode_shell_status(status: int) -> tuple[int | None, int | None]:
 
 class SandboxProcess:
     def __init__(self, popen: subprocess.Popen, confinement: Confinement, limits: Limits, started: float,
-                 startup_seconds: float, pid: int | None = None):  # fmt: skip
+                 startup_seconds: float, pid: int | None = None, stdin=None, stdout=None):  # fmt: skip
         self._popen = popen
         self._confinement = confinement
         self._limits = limits
         self._started = started
         self.startup_seconds = startup_seconds
-        self.stdin = popen.stdin
-        self.stdout = popen.stdout
+        # The bot's own pipes: popen's, or ones the backend made itself (bwrap: see BOT_STDIN_FD there).
+        self.stdin = popen.stdin if stdin is None else stdin
+        self.stdout = popen.stdout if stdout is None else stdout
         self.stderr = popen.stderr
         # The process whose wait status is the bot's: popen's own, or a launcher it cloned (launcher.py).
         self.pid = popen.pid if pid is None else pid

@@ -10,6 +10,7 @@ architecture check.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import socket
@@ -33,6 +34,29 @@ REFUSED_SYSCALLS = (
     "lookup_dcookie", "vhangup", "uselib", "personality",
 )  # fmt: skip
 
+# Kernel objects every sandbox reaches through the same host inode or counter, which two bots could use to
+# talk (docs/sandbox.md, "What a bot can observe"): advisory locks (flock; fcntl record, OFD and lease
+# commands below) are taken on the shared inodes of /usr, /dev and even on the one anonymous inode behind
+# every eventfd/epoll fd; inotify/fanotify watches see other sandboxes' opens and reads; timestamps of the
+# world-writable device nodes can be set to "now"; sysinfo() reports machine-wide free memory and thread
+# counts; POSIX message queues and AIO contexts count against per-user and machine-wide quotas;
+# cachestat() reads the page cache. Refused with the errno a program already handles for "not available".
+SHARED_OBJECT_SYSCALLS = {
+    errno.ENOLCK: ("flock",),
+    errno.ENOSYS: ("inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "fanotify_init",
+                   "fanotify_mark", "sysinfo", "cachestat", "mq_open", "mq_unlink", "mq_timedsend",
+                   "mq_timedreceive", "mq_notify", "mq_getsetattr", "io_setup", "io_destroy", "io_submit",
+                   "io_cancel", "io_getevents", "io_pgetevents"),
+    errno.EPERM: ("utime", "utimes", "futimesat", "utimensat"),
+}  # fmt: skip
+# fcntl commands (uapi/asm-generic/fcntl.h): F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK/SETLK/SETLKW,
+# F_SETLEASE, F_GETLEASE refused with ENOLCK; F_NOTIFY (dnotify) with EPERM.
+LOCK_COMMANDS = (5, 6, 7, 36, 37, 38, 1024, 1025)
+F_NOTIFY = 1026
+# preadv2/pwritev2 with RWF_NOWAIT fail when the data is not in the page cache: a cache probe. The kernel's
+# own answer for a file that cannot do NOWAIT is EOPNOTSUPP, which callers already handle.
+RWF_NOWAIT = 0x8
+
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (linux/sched.h; os.CLONE_* needs 3.12).
 NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
@@ -48,10 +72,15 @@ def bpf_program() -> bytes:
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     refuse = seccomp.ERRNO(errno.EPERM)
     for name in REFUSED_SYSCALLS:
-        try:
-            rules.add_rule(refuse, name)
-        except (ValueError, RuntimeError, OSError):
-            continue  # not a syscall on this architecture
+        _add(rules, refuse, name)
+    for error, names in SHARED_OBJECT_SYSCALLS.items():
+        for name in names:
+            _add(rules, seccomp.ERRNO(error), name)
+    for command in LOCK_COMMANDS:
+        rules.add_rule(seccomp.ERRNO(errno.ENOLCK), "fcntl", seccomp.Arg(1, seccomp.EQ, command))
+    rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.EQ, F_NOTIFY))
+    for name in ("preadv2", "pwritev2"):
+        rules.add_rule(seccomp.ERRNO(errno.EOPNOTSUPP), name, seccomp.Arg(5, seccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     for flag in NAMESPACE_FLAGS:
         rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
@@ -71,6 +100,12 @@ def bpf_program() -> bytes:
     finally:
         os.close(read_end)
     return b"".join(chunks)
+
+
+def _add(rules, action, name: str) -> None:
+    # Skipped when not a syscall on this architecture (or unknown to this libseccomp).
+    with contextlib.suppress(ValueError, RuntimeError, OSError):
+        rules.add_rule(action, name)
 
 
 def program_fd() -> int:
