@@ -36,10 +36,11 @@ from scipy.sparse.linalg import cg
 from ratings.outcomes import Outcomes
 from ratings.scale import BASE, ELO_PER_NAT, Z95, los_from_ratings
 
-PRIOR_SD = 350.0  # Elo; about one even game's worth of information for every version
+VIRTUAL_DRAWS = 2.0  # per version, spread over the opponents it met (BayesElo's prior is 2 virtual draws)
+PRIOR_SD = 5000.0  # Elo; only places groups of versions that never met the rest (and fixes the mean)
 PROVISIONAL_HALF_WIDTH = 100.0  # Elo; about 50 even games for a version with φ = 1
 DENSE_LIMIT = 2500  # rated versions up to which the covariance is computed exactly
-CALIBRATION_SAMPLE = 16  # above it: versions whose variance is solved exactly to calibrate the approximation
+CALIBRATION_SAMPLE = 12  # above it: versions whose variance is solved exactly to calibrate the approximation
 MIN_DISPERSION_DF = 20  # fewer spare units than this: φ = 1 (too few to estimate it)
 DISPERSION_BOUNDS = (0.1, 10.0)
 
@@ -105,7 +106,7 @@ class Ratings:
         else:
             e = np.zeros(len(self._theta))
             e[i], e[j] = 1.0, -1.0
-            x = _solve(self._hessian, e)
+            x = _solve(self._hessian, e, rtol=1e-10)
             var = float(e @ x)
         return ELO_PER_NAT * math.sqrt(max(var, 0.0))
 
@@ -119,8 +120,12 @@ class Ratings:
 
 
 def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *, prior_sd: float = PRIOR_SD,
-        tolerance: float = 1e-4, max_iterations: int = 100) -> Ratings:
-    """Fit the official ratings. ``previous`` (Elo values by player) is a warm start; ``tolerance`` is in Elo."""
+        virtual_draws: float = VIRTUAL_DRAWS, tolerance: float = 1e-4, max_iterations: int = 100) -> Ratings:
+    """Fit the official ratings. ``previous`` (Elo values by player) is a warm start; ``tolerance`` is in Elo.
+
+    ``prior_sd`` (Elo) and ``virtual_draws`` set the prior; ``virtual_draws=0`` with a huge ``prior_sd``
+    gives the plain maximum likelihood estimate (infinite for a perfect record).
+    """
     started = time.perf_counter()
     design = outcomes.design.tocsc()
     active = np.flatnonzero(np.diff(design.indptr) > 0)  # players with at least one outcome against another
@@ -135,7 +140,18 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
         return Ratings(outcomes.players, {}, empty, empty, empty, None, None, 1.0, 0, time.perf_counter() - started)
 
     prior = (ELO_PER_NAT / prior_sd) ** 2  # precision in nats⁻²
-    design_t = design.T.tocsr()
+    # The likelihood depends on a comparison's rows only through their summed weight and score, so the fit
+    # runs on one row per distinct comparison (pattern), carrying its virtual draws too.
+    pattern = outcomes.pattern
+    _, first = np.unique(pattern, return_index=True)
+    compact = design[first]
+    total = np.bincount(pattern, weights=weight, minlength=len(first))
+    won = np.bincount(pattern, weights=weight * score, minlength=len(first))
+    virtual = _virtual_draws(compact, virtual_draws)
+    fit_weight = total + virtual
+    fit_score = (won + virtual / 2) / fit_weight
+    compact_t = compact.T.tocsr()
+    hessian_of = _HessianBuilder(compact, prior)
     theta = np.zeros(n)
     if previous:
         for p, value in previous.items():
@@ -145,9 +161,9 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
         theta -= theta.mean()  # the optimum has mean 0 (see the module docstring); start there
 
     def objective(t: np.ndarray) -> float:
-        z = design @ t
+        z = compact @ t
         # log σ(z) = −log(1 + e^−z), computed without overflow
-        return float(-(weight * (score * np.logaddexp(0, -z) + (1 - score) * np.logaddexp(0, z))).sum()
+        return float(-(fit_weight * (fit_score * np.logaddexp(0, -z) + (1 - fit_score) * np.logaddexp(0, z))).sum()
                      - 0.5 * prior * (t @ t))
 
     step_tolerance = tolerance / ELO_PER_NAT
@@ -155,11 +171,9 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
     current = objective(theta)
     while iterations < max_iterations:
         iterations += 1
-        z = design @ theta
-        p = _sigmoid(z)
-        gradient = design_t @ (weight * (score - p)) - prior * theta
-        hessian = _hessian(design, design_t, weight * p * (1 - p), prior)
-        step = _solve(hessian, gradient)
+        p = _sigmoid(compact @ theta)
+        gradient = compact_t @ (fit_weight * (fit_score - p)) - prior * theta
+        step = _solve(hessian_of(fit_weight * p * (1 - p)), gradient, rtol=1e-8)
         step -= step.mean()  # exact steps keep the mean at 0; remove rounding in that flat direction
         t = 1.0
         while True:
@@ -172,9 +186,10 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
         if np.max(np.abs(t * step)) < step_tolerance:
             break
 
-    p = _sigmoid(design @ theta)
-    dispersion = _dispersion(score, weight, p, n)
-    hessian = _hessian(design, design_t, weight * p * (1 - p) / dispersion, prior)
+    p = _sigmoid(compact @ theta)
+    dispersion = _dispersion(score, weight, p[pattern], n)
+    # the data's information scales with 1/φ; the prior's (virtual draws) does not
+    hessian = hessian_of((total / dispersion + virtual) * p * (1 - p))
     covariance = None
     if n <= DENSE_LIMIT:
         # Ratings are relative to the mean (the anchor), so the covariance that matters is that of θ − mean θ:
@@ -190,23 +205,67 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
                    time.perf_counter() - started)
 
 
+class _HessianBuilder:
+    """Xᵀ diag(c) X + λI for a fixed X and any curvature c, in one pass over a precomputed sparsity pattern.
+
+    Every row contributes c·xᵢ·xⱼ to H[i, j] for each pair of its non-zeros; where each contribution lands
+    in H's CSR data is worked out once, so a Newton step costs one weighted bincount instead of a sparse
+    matrix product.
+    """
+
+    def __init__(self, design: sparse.csr_matrix, prior: float):
+        n = design.shape[1]
+        lengths = np.diff(design.indptr)
+        row_of = np.repeat(np.arange(design.shape[0]), lengths)
+        per_entry = lengths[row_of]
+        left = np.repeat(np.arange(design.nnz), per_entry)
+        block_start = np.repeat(np.cumsum(per_entry) - per_entry, per_entry)
+        right = np.repeat(design.indptr[row_of], per_entry) + (np.arange(len(left)) - block_start)
+        key = design.indices[left].astype(np.int64) * n + design.indices[right]
+        cells, self.slot = np.unique(key, return_inverse=True)
+        self.slot = self.slot.ravel()
+        self.origin = row_of[left]
+        self.product = design.data[left] * design.data[right]
+        rows, cols = cells // n, cells % n
+        self.indices = cols
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
+        self.diagonal = np.flatnonzero(rows == cols)
+        self.prior = prior
+        self.shape = (n, n)
+
+    def __call__(self, curvature: np.ndarray) -> sparse.csr_matrix:
+        data = np.bincount(self.slot, weights=self.product * curvature[self.origin], minlength=len(self.indices))
+        data[self.diagonal] += self.prior
+        return sparse.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
+
+
+def _virtual_draws(compact: sparse.csr_matrix, per_version: float) -> np.ndarray:
+    """Virtual draw weight per distinct comparison: a version's ``per_version`` draws are spread evenly over
+    the comparisons it appears in, and a comparison gets the mean share of its versions.
+
+    Like BayesElo's virtual draws, this keeps a perfect record finite and pulls only versions that met
+    towards each other: it never shrinks the spread of a ladder whose versions met only near neighbours,
+    which a prior on each version's own rating does.
+    """
+    if per_version <= 0 or compact.shape[0] == 0:
+        return np.zeros(compact.shape[0])
+    touched = (compact != 0).astype(np.float64)
+    degree = np.asarray(touched.sum(axis=0)).ravel()
+    share = per_version / np.maximum(degree, 1.0)
+    return np.asarray(touched @ share).ravel() / np.asarray(touched.sum(axis=1)).ravel()
+
+
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return np.exp(-np.logaddexp(0, -z))
 
 
-def _hessian(design: sparse.csr_matrix, design_t: sparse.csr_matrix, curvature: np.ndarray, prior: float):
-    """Xᵀ diag(curvature) X + prior·I: the negative Hessian of the log posterior (sparse, n × n)."""
-    weighted = design_t @ sparse.diags(curvature)
-    return (weighted @ design + prior * sparse.identity(design.shape[1], format="csr")).tocsr()
-
-
-def _solve(hessian, rhs: np.ndarray) -> np.ndarray:
+def _solve(hessian, rhs: np.ndarray, rtol: float = 1e-6) -> np.ndarray:
     n = hessian.shape[0]
     if n <= DENSE_LIMIT:
         return linalg.cho_solve(linalg.cho_factor(_lifted(hessian)), rhs)
     inverse_diagonal = 1.0 / hessian.diagonal()
     preconditioner = sparse.diags(inverse_diagonal)
-    x, info = cg(hessian, rhs, x0=rhs * inverse_diagonal, rtol=1e-10, atol=0.0, maxiter=10 * n, M=preconditioner)
+    x, info = cg(hessian, rhs, x0=rhs * inverse_diagonal, rtol=rtol, atol=0.0, maxiter=10 * n, M=preconditioner)
     if info < 0:
         raise RuntimeError("conjugate gradients broke down on the rating Hessian")
     return x
@@ -240,17 +299,23 @@ def _approximate_variance(hessian) -> np.ndarray:
 
 
 def _calibrated_variance(hessian, theta: np.ndarray, prior: float) -> np.ndarray:
-    """The lower bound scaled by the median ratio of exact to bound over versions spread across the table.
+    """The lower bound plus what it misses, interpolated along the table from versions solved exactly.
 
-    The exact variance of θᵢ − mean θ is (H⁻¹)ᵢᵢ − 1/(nλ) (H·1 = λ·1), one conjugate-gradient solve each.
+    What the bound misses is the uncertainty of the table's large-scale shape: how far the top sits from the
+    bottom. It is shared by versions of similar rating, so it is measured exactly at CALIBRATION_SAMPLE
+    versions evenly spread over the rating order and interpolated between them. The exact variance of
+    θᵢ − mean θ is (H⁻¹)ᵢᵢ − 1/(nλ) (H·1 = λ·1): one conjugate-gradient solve per sampled version.
     """
     n = len(theta)
     bound = _approximate_variance(hessian)
-    sample = np.argsort(theta, kind="stable")[np.linspace(0, n - 1, CALIBRATION_SAMPLE).astype(int)]
-    ratios = []
-    for i in sample:
+    order = np.argsort(theta, kind="stable")
+    positions = np.unique(np.linspace(0, n - 1, CALIBRATION_SAMPLE).astype(int))
+    missing = []
+    for i in order[positions]:
         e = np.zeros(n)
         e[i] = 1.0
-        exact = _solve(hessian, e)[i] - 1.0 / (n * prior)
-        ratios.append(exact / bound[i])
-    return bound * max(float(np.median(ratios)), 1.0)
+        exact = _solve(hessian, e, rtol=1e-5)[i] - 1.0 / (n * prior)
+        missing.append(max(exact - bound[i], 0.0))
+    rank = np.empty(n)
+    rank[order] = np.arange(n)
+    return bound + np.interp(rank, positions, missing)

@@ -47,6 +47,7 @@ class Outcomes:
     design: sparse.csr_matrix
     score: np.ndarray
     weight: np.ndarray
+    pattern: np.ndarray  # rows comparing the same players the same way (in different units) share a pattern
 
     @property
     def rows(self) -> int:
@@ -77,8 +78,10 @@ class Outcomes:
         indices = np.fromiter((i for r in rows for i, _ in r[0]), dtype=np.int64, count=int(indptr[-1]))
         data = np.fromiter((c for r in rows for _, c in r[0]), dtype=np.float64, count=int(indptr[-1]))
         design = sparse.csr_matrix((data, indices, indptr), shape=(len(rows), len(players)))
+        patterns: dict[tuple, int] = {}
+        pattern = np.array([patterns.setdefault(r[0], len(patterns)) for r in rows], dtype=np.int64)
         return cls(players, design, np.array([r[1] for r in rows], dtype=np.float64),
-                   np.array([r[2] for r in rows], dtype=np.float64))
+                   np.array([r[2] for r in rows], dtype=np.float64), pattern)
 
     @classmethod
     def from_pairs(cls, match_ids, first, second, score, duplicate_set=None) -> Outcomes:
@@ -102,6 +105,8 @@ class Outcomes:
         players_arr = np.unique(np.concatenate([first, second]))
         a = np.searchsorted(players_arr, first)
         b = np.searchsorted(players_arr, second)
+        if n * len(players_arr) ** 2 >= 2**62:
+            raise ValueError("too many matches and players for one fit")
         if duplicate_set is None:
             unit = np.arange(n)
         else:
@@ -114,12 +119,14 @@ class Outcomes:
         swap = a > b  # canonical orientation: the lower player index is the + side
         a, b = np.where(swap, b, a), np.where(swap, a, b)
         score = np.where(swap, 1.0 - score, score)
-        key = np.stack([unit, a, b], axis=1)
-        groups, inverse = np.unique(key, axis=0, return_inverse=True)
+        size = len(players_arr)
+        # one integer per (unit, a, b): sorting integers is much faster than sorting rows
+        key = (unit.astype(np.int64) * size + a) * size + b
+        groups, inverse = np.unique(key, return_inverse=True)
         inverse = inverse.ravel()
         weight = np.bincount(inverse, minlength=len(groups)).astype(np.float64)
         total = np.bincount(inverse, weights=score, minlength=len(groups))
-        ga, gb, gscore = groups[:, 1], groups[:, 2], total / np.maximum(weight, 1.0)
+        ga, gb, gscore = (groups // size) % size, groups % size, total / np.maximum(weight, 1.0)
         order = np.lexsort((weight, gscore, gb, ga))
         ga, gb, gscore, weight = ga[order], gb[order], gscore[order], weight[order]
         rows = len(ga)
@@ -127,7 +134,8 @@ class Outcomes:
         data = np.tile(np.array([1.0, -1.0]), rows)
         indptr = np.arange(0, 2 * rows + 1, 2, dtype=np.int64)
         design = sparse.csr_matrix((data, indices, indptr), shape=(rows, len(players_arr)))
-        return cls(tuple(players_arr.tolist()), design, gscore, weight)
+        _, pattern = np.unique(ga * len(players_arr) + gb, return_inverse=True)
+        return cls(tuple(players_arr.tolist()), design, gscore, weight, pattern.ravel().astype(np.int64))
 
 
 def _sorted(items) -> list:
