@@ -31,6 +31,7 @@ from .launcher import Plan
 from .limits import Limits
 from .process import Confinement, SandboxProcess, decode_shell_status
 from .rlimits import rlimits_for
+from .scripts import check_interpreter
 from .staging import Staging
 from .state import state_dir
 from .uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
@@ -167,11 +168,23 @@ def resolve_in_sandbox(program: str, staged_bot: Path) -> Path:
         candidates = [Path(folder, program) for folder in SANDBOX_PATH.split(":")]
     for candidate in candidates:
         if candidate.is_file() and os.access(candidate, os.X_OK):
+            check_interpreter(candidate, program, lambda path: _runnable_inside(path, staged_bot), SANDBOX_PATH)
             return candidate
     raise SandboxError(
         f"command {program!r} cannot be run inside the sandbox: it must be an executable under /usr (or "
         f"{BOT_MOUNT}), or a name found in {SANDBOX_PATH}"
     )
+
+
+def _runnable_inside(path: str, staged_bot: Path) -> bool:
+    """Whether an absolute path names an executable file inside the sandbox."""
+    if path.startswith(BOT_MOUNT + "/"):
+        host = staged_bot / path[len(BOT_MOUNT) + 1 :]
+    elif path.startswith("/") and path.split("/")[1] in SYSTEM_DIRS:
+        host = Path(path)
+    else:
+        return False
+    return host.is_file() and os.access(host, os.X_OK)
 
 
 class BwrapConfinement(Confinement):

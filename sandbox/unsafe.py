@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -18,11 +19,12 @@ from pathlib import Path
 import psutil
 
 from . import cgroups
-from .environment import bot_environment
+from .environment import SANDBOX_PATH, bot_environment
 from .errors import SandboxError
 from .limits import Limits
 from .process import Confinement, SandboxProcess
 from .rlimits import child_setup, rlimits_for
+from .scripts import check_interpreter
 
 NO_ISOLATION = "no isolation: the bot runs as the worker and can read its files and use its network"
 
@@ -103,6 +105,17 @@ class UnsafeConfinement(Confinement):
             self._cgroups.remove()
 
 
+def _host_program(program: str, bot_dir: Path) -> Path | None:
+    if "/" in program:
+        return bot_dir / program if not program.startswith("/") else Path(program)
+    found = shutil.which(program, path=SANDBOX_PATH)
+    return Path(found) if found else None
+
+
+def _runnable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
 def start_unsafe(command: list[str], bot_dir: Path, limits: Limits, env: dict | None = None,
                  allow_unsafe: bool = False, use_cgroups: bool | None = None) -> SandboxProcess:  # fmt: skip
     if not allow_unsafe:
@@ -114,6 +127,9 @@ def start_unsafe(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
         raise SandboxError(f"bot directory {bot_dir} does not exist or is not a directory")
     started = time.monotonic()
     environment = bot_environment(env, home=str(bot_dir))
+    program = _host_program(command[0], Path(bot_dir))
+    if program is not None:
+        check_interpreter(program, command[0], _runnable, SANDBOX_PATH)
     confinement = UnsafeConfinement(limits, use_cgroups)
     try:
         popen = subprocess.Popen(

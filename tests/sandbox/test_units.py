@@ -214,3 +214,30 @@ def test_finish_still_kills_the_bot_when_descriptors_pass_1024(tmp_path):
         for fd in spare:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+# -- scripts whose interpreter is missing -------------------------------------------------------------
+@pytest.mark.parametrize("backend_name", ["bwrap", "unsafe"])
+@pytest.mark.parametrize(
+    ("first_line", "message"),
+    [(b"#!/usr/bin/perl6-nowhere\n", r"interpreter '/usr/bin/perl6-nowhere' does not exist"),
+     (b"#!/usr/bin/env raku-nowhere\n", r"interpreter 'raku-nowhere' does not exist"),
+     (b"#!/usr/bin/env python3\r\n", r"interpreter 'python3\\r' does not exist.*CRLF"),
+     (b"#!/usr/bin/python3\r\n", r"interpreter '/usr/bin/python3\\r' does not exist.*CRLF")],
+)  # fmt: skip
+def test_a_script_whose_interpreter_is_missing_is_a_launch_failure_naming_it(tmp_path, backend_name, first_line,
+                                                                            message):  # fmt: skip
+    (tmp_path / "main").write_bytes(first_line + b"print('hello')\n")
+    os.chmod(tmp_path / "main", 0o755)
+    with pytest.raises(SandboxError, match=rf"\./main: its '#!' {message}"):
+        start(["./main"], tmp_path, Limits(wall_seconds=10), backend=backend_name, allow_unsafe=True)
+
+
+@pytest.mark.parametrize("first_line", [b"#!/usr/bin/env python3\n", b"#!/usr/bin/python3 -u\n",
+                                        b"#!/usr/bin/env -S python3 -u\n", b"print('hello')\n"])  # fmt: skip
+def test_a_script_whose_interpreter_exists_starts(tmp_path, first_line):
+    (tmp_path / "main").write_bytes(first_line + b"print('hello')\n" if first_line.startswith(b"#!") else
+                                    b"#!/usr/bin/python3\n" + first_line)  # fmt: skip
+    os.chmod(tmp_path / "main", 0o755)
+    with start(["./main"], tmp_path, Limits(wall_seconds=10)) as proc:
+        assert read_until(proc, lines=1) == b"hello\n"
