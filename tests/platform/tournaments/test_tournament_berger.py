@@ -4,6 +4,7 @@ at http://c.w.fox.tripod.com/chess/berger.html). For an odd count the highest nu
 from itertools import combinations, pairwise
 
 import pytest
+
 from tournaments.berger import berger_numbers, gauntlet, round_robin
 from tournaments.records import Pairing
 
