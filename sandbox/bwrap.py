@@ -204,12 +204,12 @@ class BwrapConfinement(Confinement):
         if can_switch_uid():
             self._lease = lease_uid()
             self.sandbox_uid = self._lease.uid
-        self._staging = Staging(bot_dir)
+        self._staging = Staging(bot_dir, self.sandbox_uid)
         support = cgroups.detect() if self._use_cgroups is not False else cgroups.Support()
         if self._use_cgroups and not support.usable:
             raise SandboxError("cgroups were required but this process cannot create any")
         if support.usable:
-            name = f"run-{self.sandbox_uid or os.getpid()}-{os.path.basename(self._staging.root)}"
+            name = os.path.basename(self._staging.root)  # <owner>.<random>: see leftovers.py
             self._cgroups = cgroups.Run(support, name, self._limits)
         self._describe_limits()
 

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import SandboxError
+from .leftovers import owner
 from .state import state_dir
 
 MAX_BOT_FILES = 20_000
@@ -22,14 +23,20 @@ MAX_BOT_BYTES = 256 << 20
 
 
 class Staging:
-    def __init__(self, bot_dir: Path):
+    """`runs/<owner>.<random>/bot`. The run folder is mode 0700 and belongs to the sandbox uid (when the
+    worker leases one), so only the sandbox, and root, can reach the copy: bot source is private to its owner.
+    The name carries the owner token of this worker, so a worker that dies leaves nothing for long
+    (leftovers.py)."""
+
+    def __init__(self, bot_dir: Path, uid: int | None = None):
         source = Path(bot_dir)
         if not source.is_dir():
             raise SandboxError(f"bot directory {source} does not exist or is not a directory")
         runs = state_dir() / "runs"
         runs.mkdir(mode=0o711, exist_ok=True)
-        self.root = Path(tempfile.mkdtemp(prefix="run-", dir=runs))
-        os.chmod(self.root, 0o711)
+        self.root = Path(tempfile.mkdtemp(prefix=f"{owner()}.", dir=runs))  # mode 0700
+        if uid is not None:
+            os.chown(self.root, uid, uid)
         self.bot = self.root / "bot"
         try:
             _copy_tree(source, self.bot)

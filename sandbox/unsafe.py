@@ -21,6 +21,7 @@ import psutil
 from . import cgroups
 from .environment import SANDBOX_PATH, bot_environment
 from .errors import SandboxError
+from .leftovers import owner
 from .limits import Limits
 from .process import Confinement, SandboxProcess
 from .rlimits import child_setup, rlimits_for
@@ -36,7 +37,7 @@ class UnsafeConfinement(Confinement):
     def __init__(self, limits: Limits, use_cgroups: bool | None):
         super().__init__()
         support = cgroups.detect() if use_cgroups is not False else cgroups.Support()
-        name = f"unsafe-{os.getpid()}-{time.monotonic_ns()}"
+        name = f"{owner()}.unsafe-{time.monotonic_ns()}"  # see leftovers.py
         self._cgroups = cgroups.Run(support, name, limits) if support.usable else None
         self._group: int | None = None
         self._known: set[int] = set()
