@@ -108,10 +108,14 @@ def fold(entrants: Sequence[EntrantId], results: Iterable[Result]) -> History:
         seats={e: [] for e in entrants},
         byes={e: 0 for e in entrants},
     )
+    seen: set[tuple[int, EntrantId]] = set()
     for result in sorted(results, key=lambda r: r.round):
         for who in (result.first, result.second):
             if who is not None and who not in known:
                 raise ValueError(f"result of round {result.round} names {who!r}, who is not an entrant")
+            if who is not None and (result.round, who) in seen:
+                raise ValueError(f"{who!r} has two results in round {result.round}")
+            seen.add((result.round, who))
         history.rounds_played = max(history.rounds_played, result.round)
         if result.is_bye:
             history.score[result.first] += result.score

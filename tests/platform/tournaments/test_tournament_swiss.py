@@ -211,6 +211,7 @@ def test_a_round_that_cannot_be_completed_is_refused():
         ({"entrants": ["a", "b"], "engine": "monrad"}, "unknown Swiss engine"),
         ({"entrants": ["a", "b"], "results": [Result(1, "a", "z", 1.0)]}, "'z', who is not an entrant"),
         ({"entrants": ["a", "b"], "results": [Result(1, "a", "b", 1.0)], "total_rounds": 1}, "beyond the planned"),
+        ({"entrants": ["a", "b", "c"], "results": [Result(1, "a", "b", 1.0), bye(1, "a")]}, "'a' has two results"),
     ],
 )
 def test_bad_input_gets_a_clear_error(kwargs, message):
