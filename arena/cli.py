@@ -200,6 +200,10 @@ def _check_sandbox(backend: str) -> None:
     problem = _backend_problem(backend)
     if problem:
         raise UsageError(f"--sandbox {backend} cannot run here: {problem}")
+    import sandbox
+
+    for weakened in sandbox.weakened_guarantees(backend):  # said once, before any match
+        print(f"warning: sandbox {backend}: {weakened}", file=sys.stderr)
 
 
 def _backend_problem(backend: str) -> str | None:

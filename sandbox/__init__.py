@@ -14,14 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import SandboxError
+from .guarantees import require_full_isolation, weakened_guarantees
 from .limits import Limits
 from .process import SandboxProcess
 from .report import OUTCOMES, SandboxReport
 
 BACKENDS = ("bwrap", "docker", "unsafe")
 
-__all__ = ["BACKENDS", "OUTCOMES", "Limits", "SandboxError", "SandboxProcess", "SandboxReport",
-           "backends_available", "start"]  # fmt: skip
+__all__ = ["BACKENDS", "OUTCOMES", "Limits", "SandboxError", "SandboxProcess", "SandboxReport", "backend_available",
+           "backends_available", "require_full_isolation", "start", "weakened_guarantees"]  # fmt: skip
 
 
 def start(
@@ -61,9 +62,22 @@ def start(
     raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)}")
 
 
+def backend_available(name: str) -> str | None:
+    """None when backend `name` works on this machine, else the reason it does not. Probes that backend only
+    (bwrap: one trivial sandbox, once per process; docker: the engine)."""
+    if name == "bwrap":
+        from .bwrap import preflight
+
+        return preflight()
+    if name == "docker":
+        from .docker import unavailable_reason
+
+        return unavailable_reason()
+    if name == "unsafe":
+        return None
+    raise SandboxError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
+
+
 def backends_available() -> dict[str, str | None]:
     """Each backend mapped to None when it works on this machine, else the reason it does not."""
-    from .bwrap import preflight
-    from .docker import unavailable_reason
-
-    return {"bwrap": preflight(), "docker": unavailable_reason(), "unsafe": None}
+    return {name: backend_available(name) for name in BACKENDS}

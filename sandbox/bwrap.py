@@ -260,6 +260,12 @@ class BwrapConfinement(Confinement):
             weakened.append("CPU bandwidth is not capped: the bot may use every core at once")
         if self._cgroups is None:
             weakened.append("no cgroup: the bot's processes are found by uid or through bwrap's pid namespace")
+        disk = mechanisms.get("disk_io")
+        if disk is None:
+            weakened.append("disk I/O is not limited (no blkio or io cgroup): reading uncached system files can "
+                            "slow the disk for every bot")  # fmt: skip
+        else:
+            disk += " (reads of uncached files; a bwrap bot has no disk to write to)"
         self.limits_applied = {
             "memory_mb": {"value": limits.memory_mb, "mechanism": memory},
             "processes": {"value": limits.processes, "mechanism": " + ".join(tasks) or "none"},
@@ -269,6 +275,8 @@ class BwrapConfinement(Confinement):
             "file_size_mb": {"value": limits.file_size_mb, "mechanism": "rlimit RLIMIT_FSIZE"},
             "tmp_mb": {"value": limits.tmp_mb, "mechanism": "tmpfs size"},
             "cpus": {"value": limits.cpus, "mechanism": mechanisms.get("cpus", "none")},
+            "disk_mb_per_second": {"value": limits.disk_mb_per_second, "mechanism": disk or "none"},
+            "disk_operations_per_second": {"value": limits.disk_operations_per_second, "mechanism": disk or "none"},
         }
 
     # -- Confinement ----------------------------------------------------------------------------------

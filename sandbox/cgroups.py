@@ -19,7 +19,7 @@ from pathlib import Path
 from .limits import Limits
 
 FOLDER = "kozyr-sandbox"
-V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "blkio")
 CFS_PERIOD_US = 100_000
 
 
@@ -108,6 +108,11 @@ class Run:
             if "cpu" in enabled and _write(self._v2, "cpu.max", f"{_quota_us(limits)} {CFS_PERIOD_US}"):
                 self.mechanisms["cpus"] = "cgroup v2"
             self.mechanisms["cpu_accounting"] = "cgroup v2"
+            if "io" in enabled and _write_each(self._v2, "io.max", [
+                f"{device} rbps={_bps(limits)} wbps={_bps(limits)} riops={limits.disk_operations_per_second} "
+                f"wiops={limits.disk_operations_per_second}" for device in block_devices()
+            ]):  # fmt: skip
+                self.mechanisms["disk_io"] = "cgroup v2 io.max"
         for controller, home in support.v1_homes.items():
             if controller == "memory" and "memory_mb" not in self.mechanisms:
                 group = self._mkdir(home / name)
@@ -127,6 +132,16 @@ class Run:
                 ):
                     self._v1["cpu"] = group
                     self.mechanisms["cpus"] = "cgroup v1"
+            elif controller == "blkio" and "disk_io" not in self.mechanisms:
+                group = self._mkdir(home / name)
+                bandwidth = [f"{device} {_bps(limits)}" for device in block_devices()]
+                operations = [f"{device} {limits.disk_operations_per_second}" for device in block_devices()]
+                if all([_write_each(group, "blkio.throttle.read_bps_device", bandwidth),
+                        _write_each(group, "blkio.throttle.write_bps_device", bandwidth),
+                        _write_each(group, "blkio.throttle.read_iops_device", operations),
+                        _write_each(group, "blkio.throttle.write_iops_device", operations)]):  # fmt: skip
+                    self._v1["blkio"] = group
+                    self.mechanisms["disk_io"] = "cgroup v1 blkio throttle"
             elif controller == "cpuacct" and "cpu_accounting" not in self.mechanisms:
                 self._v1["cpuacct"] = self._mkdir(home / name)
                 self.mechanisms["cpu_accounting"] = "cgroup v1"
@@ -227,7 +242,7 @@ def _enable_v2_controllers(folder: Path) -> set[str]:
     """Enable memory/pids/cpu for the children of our folder when the worker's cgroup delegates them to us."""
     try:
         available = set((folder / "cgroup.controllers").read_text().split())
-        wanted = available & {"memory", "pids", "cpu"}
+        wanted = available & {"memory", "pids", "cpu", "io"}
         enabled = set((folder / "cgroup.subtree_control").read_text().split())
         for name in wanted - enabled:
             if _write(folder, "cgroup.subtree_control", f"+{name}"):
@@ -235,6 +250,41 @@ def _enable_v2_controllers(folder: Path) -> set[str]:
         return enabled & wanted
     except OSError:
         return set()
+
+
+@cache
+def block_devices() -> tuple[str, ...]:
+    """MAJ:MIN of every whole disk (partitions are throttled through their disk)."""
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.scandir("/sys/block"), key=lambda item: item.name):
+            with contextlib.suppress(OSError):
+                found.append((Path(entry.path) / "dev").read_text().strip())
+    return tuple(found)
+
+
+def _bps(limits: Limits) -> int:
+    return limits.disk_mb_per_second << 20
+
+
+def _write_each(folder: Path, name: str, lines: list[str]) -> bool:
+    """One rule per write (the kernel parses one per call); True when at least one disk took it."""
+    return sum(_write(folder, name, line) for line in lines) > 0
+
+
+@cache
+def available_mechanisms() -> dict[str, str]:
+    """Which limits cgroups enforce for a run started by this process (found by creating one group)."""
+    support = detect()
+    if not support.usable:
+        return {}
+    from .leftovers import owner  # leftovers imports this module
+
+    run = Run(support, f"{owner()}.probe-{os.getpid()}", Limits())
+    try:
+        return dict(run.mechanisms)
+    finally:
+        run.remove()
 
 
 def _write(folder: Path, name: str, value: object) -> bool:

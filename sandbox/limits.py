@@ -18,8 +18,11 @@ _BOUNDS: dict[str, tuple[float, float, str]] = {
     "file_size_mb": (0, 65536, "MiB, the largest file a process may write"),
     "tmp_mb": (1, 4096, "MiB of private /tmp"),
     "cpus": (0.01, 1024, "CPU cores' worth of bandwidth at any instant"),
+    "disk_mb_per_second": (1, 100_000, "MiB per second read from (or written to) each disk"),
+    "disk_operations_per_second": (10, 1_000_000, "read (or write) operations per second on each disk"),
 }
-_INTEGERS = {"memory_mb", "processes", "open_files", "file_size_mb", "tmp_mb"}
+_INTEGERS = {"memory_mb", "processes", "open_files", "file_size_mb", "tmp_mb", "disk_mb_per_second",
+             "disk_operations_per_second"}
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class Limits:
     file_size_mb: int = 16
     tmp_mb: int = 16
     cpus: float = 1.0
+    # Disk I/O below the page cache (a bot's reads of uncached system files; it has no disk to write to
+    # under bwrap): what one bot may take from each disk, so it cannot starve the others.
+    disk_mb_per_second: int = 50
+    disk_operations_per_second: int = 1000
 
     def __post_init__(self) -> None:
         for field in fields(self):

@@ -56,6 +56,10 @@ class UnsafeConfinement(Confinement):
             "file_size_mb": {"value": limits.file_size_mb, "mechanism": "rlimit RLIMIT_FSIZE"},
             "tmp_mb": {"value": limits.tmp_mb, "mechanism": "none (no private /tmp)"},
             "cpus": {"value": limits.cpus, "mechanism": mechanisms.get("cpus", "none")},
+            # Buffered writes reach the disk later, from the kernel's flusher, outside the bot's cgroup (v1).
+            "disk_mb_per_second": {"value": limits.disk_mb_per_second, "mechanism": mechanisms.get("disk_io", "none")},
+            "disk_operations_per_second": {"value": limits.disk_operations_per_second,
+                                           "mechanism": mechanisms.get("disk_io", "none")},
         }  # fmt: skip
         self._setup = child_setup(
             self._cgroups.procs_files if self._cgroups else [],
