@@ -32,9 +32,14 @@ class BotError(ValueError):
         self.field = field
 
 
+RESERVED_NAMES = {"new"}  # words the site's own addresses use under /bots/
+
+
 def check_name(name: str, exclude: Bot | None = None) -> str:
     if not isinstance(name, str) or not re.match(NAME_RULE, name):
         raise BotError(f"invalid bot name: {NAME_HELP}", "name")
+    if name.lower() in RESERVED_NAMES:
+        raise BotError(f"the name {name!r} is reserved by the site; choose another", "name")
     clash = Bot.objects.filter(name__iexact=name)
     if exclude is not None:
         clash = clash.exclude(pk=exclude.pk)
@@ -139,7 +144,7 @@ def finish_validation(match, seats) -> None:
 def fail_validation(match) -> None:
     """The validation match could not be played at all (infrastructure, after every attempt)."""
     BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).update(
-        status=BotVersion.Status.REJECTED, validated_at=timezone.now(),
+        status=BotVersion.Status.ERROR, validated_at=timezone.now(),
         reason=f"the validation match could not be played ({match.failure[:500]}); this is not the bot's "
                f"fault: upload it again")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -14,8 +16,14 @@ NAME_RULE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
 NAME_HELP = "2–40 characters: letters, digits, '_', '.', '-', starting with a letter or digit"
 
 
+@functools.cache
+def _presets_of(game: str) -> tuple[str, ...]:
+    return tuple(preset for preset, (family, _) in all_presets().items() if family == game)
+
+
 def presets_of(game: str) -> list[str]:
-    return [preset for preset, (family, _) in all_presets().items() if family == game]
+    """The presets of a game, in registry order (the registry is fixed for the life of the process)."""
+    return list(_presets_of(game))
 
 
 class Bot(models.Model):
@@ -59,6 +67,7 @@ class BotVersion(models.Model):
         PENDING = "pending"
         READY = "ready"
         REJECTED = "rejected"
+        ERROR = "error", "error (the validation could not be played; not the bot's fault)"
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()

@@ -72,6 +72,8 @@ def check_upload(filename: str, data: bytes) -> CheckedUpload:
             spec = stage_bot(source, Path(tmp) / "staged", label=name)
         except BotSpecError as err:
             raise UploadRejected(_without_label(str(err), name)) from None
+        if spec.runtime == NATIVE:
+            check_native(Path(spec.directory) / spec.command[0].removeprefix("./"))
     runtimes = allowed_runtimes()
     if spec.runtime not in (*runtimes, NATIVE):
         raise UploadRejected(f"the bot needs {spec.runtime!r}, which the workers do not have; runtimes: "
@@ -95,8 +97,24 @@ def _clean_filename(filename: str, data: bytes) -> str:
 
 
 def _without_label(message: str, name: str) -> str:
-    """botspec names the bot by its path; on the site the file name is enough."""
-    for prefix in (f"bot {name!r}: ", f"bot {name!r} ", f"bot '{name}': "):
-        if message.startswith(prefix):
-            return message[len(prefix):]
-    return message
+    """botspec says "bot 'PATH' …"; on the site the file's name says it."""
+    return message.replace(f"bot {name!r}", name, 1)
+
+
+# ELF e_machine of the machines the workers run on, by platform.machine()
+ELF_MACHINES = {"x86_64": 62, "amd64": 62, "aarch64": 183, "arm64": 183}
+
+
+def check_native(path: Path) -> None:
+    """A binary must be built for the workers' processor (the ELF header's e_machine)."""
+    import platform
+
+    head = path.read_bytes()[:20]
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return
+    order = "little" if head[5] == 1 else "big"
+    machine = int.from_bytes(head[18:20], order)
+    wanted = ELF_MACHINES.get(platform.machine().lower())
+    if wanted is not None and machine != wanted:
+        raise UploadRejected(f"{path.name} is a binary for another processor (ELF machine {machine}); the workers "
+                             f"run {platform.machine()}: build it for that, or send a script")

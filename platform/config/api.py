@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.pagination import PageNumberPagination
@@ -45,15 +46,28 @@ def _code(exc: exceptions.APIException) -> str:
     return "invalid"
 
 
-def error_response(code: str, message: str, status_code: int, fields: dict | None = None) -> Response:
-    return Response({"error": {"code": code, "message": message, "fields": fields or {}}}, status=status_code)
+def error_body(code: str, message: str, fields: dict | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "too-large"
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, Http404):
-        exc = exceptions.NotFound()
+        message = str(exc) if exc.args and str(exc) else "not found"
+        exc = exceptions.NotFound(message)
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge(f"the request body is larger than the limit of "
+                              f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 2**20} MiB")
+    elif isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        exc = exceptions.ParseError("the request has too many form fields or files")
+    elif isinstance(exc, RecursionError):
+        exc = exceptions.ParseError("the JSON body is nested too deeply")
     response = drf_exception_handler(exc, context)
     if response is None or not isinstance(exc, exceptions.APIException):
         return response

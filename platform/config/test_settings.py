@@ -8,6 +8,7 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kozyr"
 os.environ.setdefault("CELERY_BROKER_URL", "memory://")
 os.environ.setdefault("KOZYR_VAR_DIR", tempfile.mkdtemp(prefix="kozyr-test-var-"))
 os.environ.setdefault("KOZYR_SANDBOX_ALLOW_WEAK", "true")
+os.environ.setdefault("KOZYR_WORKER_SELF_STOP", "false")  # a task in the test process must never SIGTERM pytest
 
 from config.settings import *  # noqa: F403
 

@@ -25,6 +25,7 @@ class SeatSerializer(serializers.ModelSerializer):
     bot = serializers.CharField(source="version.bot.name", read_only=True)
     version = serializers.IntegerField(source="version.number", read_only=True)
     has_log = serializers.SerializerMethodField(help_text="the bot's stderr is stored (its owner may download it)")
+    detail = serializers.SerializerMethodField(help_text="why the seat's verdict; a validation match's: owner only")
 
     class Meta:
         model = Seat
@@ -34,6 +35,15 @@ class SeatSerializer(serializers.ModelSerializer):
 
     def get_has_log(self, seat: Seat) -> bool:
         return bool(seat.log_sha256)
+
+    def get_detail(self, seat: Seat) -> str | None:
+        request = self.context.get("request")
+        return seat.detail if detail_visible(request.user if request else None, seat) else None
+
+
+def detail_visible(user, seat: Seat) -> bool:
+    """A validation match's verdict detail is its owner's business (issue: shown to its owner only)."""
+    return seat.match.kind != Match.Kind.VALIDATION or can_see_private(user, seat.version.bot)
 
 
 class MatchSerializer(serializers.ModelSerializer):
@@ -99,7 +109,7 @@ class MatchDetailView(APIView):
         match = match_queryset().filter(pk=pk).first()
         if match is None:
             raise NotFound("no such match")
-        return Response(MatchSerializer(match).data)
+        return Response(MatchSerializer(match, context={"request": request}).data)
 
 
 class ReplayView(APIView):
@@ -111,6 +121,9 @@ class ReplayView(APIView):
         match = Match.objects.filter(pk=pk, status=Match.Status.FINISHED).first()
         if match is None or not match.replay_sha256:
             raise NotFound("no replay for this match")
+        if match.kind == Match.Kind.VALIDATION and not any(
+                can_see_private(request.user, s.version.bot) for s in match.seats.select_related("version__bot")):
+            raise NotFound("no replay for this match")  # a validation match is its bot's owner's business
         response = HttpResponse(blobs.get("replays", match.replay_sha256), content_type="application/gzip")
         response["Content-Disposition"] = f'attachment; filename="{match.preset}-{match.pk}.json.gz"'
         return response
@@ -152,4 +165,5 @@ class ChallengeView(APIView):
         except ChallengeError as err:
             raise ValidationError({err.field: [str(err)]}) from None
         fresh = match_queryset().filter(pk__in=[m.pk for m in matches]).order_by("rotation")
-        return Response(MatchSerializer(fresh, many=True).data, status=status.HTTP_201_CREATED)
+        return Response(MatchSerializer(fresh, many=True, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)

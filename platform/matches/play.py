@@ -92,7 +92,9 @@ def play(match: Match) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def store_replay(replay: dict[str, Any]) -> tuple[str, int]:
-    """The replay in the local runner's format (gzip, zero timestamp): ``arena replay`` verifies it."""
+    """The replay in the local runner's format (gzip, zero timestamp): ``arena replay`` verifies it. It is
+    public, so the bots' stderr (private to each bot's owner, stored apart by store_logs) is left out."""
+    replay = {**replay, "verdicts": [{**v, "stderr_tail": []} for v in replay.get("verdicts", [])]}
     data = gzip.compress(replays.dumps(replay), compresslevel=6, mtime=0)
     return blobs.put("replays", data), len(data)
 

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Prefetch
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -20,6 +20,8 @@ from bots.access import access_bot, can_see_private
 from bots.actions import BotError, do_create_bot, do_update_bot, do_upload_version
 from bots.models import Bot
 from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
+from config.api import error_body
+from matches.api import detail_visible
 from matches.models import Match, Seat
 from matches.reproduce import reproduce_command
 from ratings.actions import leaderboard
@@ -170,8 +172,10 @@ def match_detail(request, pk: int):
     if not match:
         raise Http404("no such match")
     match = match[0]
-    seats = [{"row": s, "private": can_see_private(request.user, s.version.bot)} for s in match.seats.all()]
-    return render(request, "web/match_detail.html", {"match": match, "seats": seats,
+    seats = [{"row": s, "private": can_see_private(request.user, s.version.bot),
+              "detail": s.detail if detail_visible(request.user, s) else ""} for s in match.seats.all()]
+    replay_visible = match.kind != Match.Kind.VALIDATION or any(s["private"] for s in seats)
+    return render(request, "web/match_detail.html", {"match": match, "seats": seats, "replay_visible": replay_visible,
                                                      "reproduce": reproduce_command(match)})
 
 
@@ -201,8 +205,12 @@ def preset_page(request, preset: str):
 
 
 def not_found(request, exception=None):
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("not_found", f"no API endpoint {request.path}"), status=404)
     return render(request, "404.html", status=404)
 
 
 def server_error(request):
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("server_error", "the server failed; the error was logged"), status=500)
     return render(request, "500.html", status=500)

@@ -273,9 +273,6 @@ def with_token(token: str) -> APIClient:
     return client
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed 401 'Invalid token.' (knox deletes the expired row and answers like an unknown token); "
-    "expected a message saying the token expired"))
 def test_it_refuses_an_expired_token_saying_it_expired(alice, as_user):
     made = as_user(alice).post("/api/v1/tokens/", {"name": "short-lived", "expires_in_days": 1}, format="json")
     assert made.status_code == 201, made.json()
@@ -306,9 +303,7 @@ def test_it_refuses_a_revoked_token_with_a_clear_message(alice, as_user, token_f
 
 @pytest.mark.parametrize("header", [
     "Token", "Token kz_not-a-real-token", "Token a b",
-    pytest.param("Token \u00e9\u00e9\u00e9", id="latin-1", marks=pytest.mark.xfail(strict=True, reason=(
-        "observed 500: knox decodes the header as UTF-8 and a Latin-1 byte raises UnicodeDecodeError; "
-        "expected 401 in the error shape"))),
+    pytest.param("Token \u00e9\u00e9\u00e9", id="latin-1"),
 ])
 def test_it_refuses_a_malformed_or_unknown_token(alice, header):
     client = no_raise(APIClient())
@@ -393,9 +388,6 @@ def test_it_throttles_log_in_attempts_with_429_in_the_error_shape(alice):
 
 # ---- oversized bodies ------------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed Django's HTML 400 page (RequestDataTooBig) for a JSON body over "
-    "DATA_UPLOAD_MAX_MEMORY_SIZE; expected a 4xx (413) in the API error shape"))
 def test_it_refuses_a_json_body_over_the_size_limit_without_a_500(alice, as_user, house_bots, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
     body = json.dumps({"name": "padded-bot", "game": "bura", "description": "ok"}) + " " * 20_000
@@ -405,9 +397,6 @@ def test_it_refuses_a_json_body_over_the_size_limit_without_a_500(alice, as_user
     assert not Bot.objects.filter(name="padded-bot").exists(), "a body over the limit was accepted"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed Django's HTML 400 page (RequestDataTooBig) on PATCH; expected a 4xx (413) in the API error "
-    "shape"))
 def test_it_refuses_a_json_update_over_the_size_limit_without_a_500(alice, as_user, bura_bot, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
     body = json.dumps({"description": "x" * 1500}) + "\n" * 20_000
@@ -418,9 +407,6 @@ def test_it_refuses_a_json_update_over_the_size_limit_without_a_500(alice, as_us
     assert bura_bot.description == ""
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed Django's HTML 400 page (RequestDataTooBig) for a multipart field over the limit; expected "
-    "the API error shape"))
 def test_it_refuses_a_form_field_over_the_size_limit_without_a_500(alice, as_user, bura_bot, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
     response = as_user(alice).post(f"{BOTS}{MINE}/versions/", {"file": SimpleUploadedFile("main.py", b"print(1)\n"),
@@ -449,8 +435,6 @@ def test_it_names_the_unknown_preset(db):
     assert "no-such-preset" in error["message"], error
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed the HTML 404 page for /api/v1/no-such-endpoint/; expected 404 in the API error shape"))
 def test_it_answers_an_unknown_api_path_in_the_error_shape(db):
     assert_error(APIClient().get("/api/v1/no-such-endpoint/"), 404)
 
@@ -540,9 +524,6 @@ def no_raise(client: APIClient) -> APIClient:
     return client
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed 500: RecursionError from json.loads escapes DRF's JSONParser (it catches only ValueError); "
-    "expected 400 parse_error"))
 def test_it_refuses_a_deeply_nested_json_body_without_a_500(alice, as_user, house_bots):
     nested = "[" * 100_000 + "]" * 100_000  # 200 kB, far below the body limit
     body = '{"name": "deep-bot", "game": "bura", "description": ' + nested + "}"
@@ -551,9 +532,6 @@ def test_it_refuses_a_deeply_nested_json_body_without_a_500(alice, as_user, hous
     assert "json" in error["message"].lower() or "nest" in error["message"].lower(), error
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed 500 (psycopg DataError: PostgreSQL text cannot contain NUL) for %00 in a bot name or token "
-    "id in the URL; expected 404"))
 @pytest.mark.parametrize(("method", "url"), [
     ("get", f"{BOTS}a%00b/"), ("get", f"{BOTS}a%00b/versions/"), ("patch", f"{BOTS}a%00b/"),
     ("delete", "/api/v1/tokens/a%00b/"),
@@ -563,9 +541,6 @@ def test_it_answers_a_nul_character_in_a_url_name_with_404_not_500(alice, as_use
     assert_error(response, 404)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed message 'Not found.': config.api.exception_handler turns Http404('no such bot'/'no such "
-    "version') into a bare NotFound(); expected the message to say which object is missing"))
 @pytest.mark.parametrize(("url", "word"), [(f"{BOTS}no-such-bot/", "bot"), (f"{BOTS}{MINE}/versions/9/", "version"),
                                           (f"{BOTS}no-such-bot/versions/", "bot")])
 def test_it_says_which_object_was_not_found(bura_bot, url, word):
@@ -601,10 +576,6 @@ LEAKY_BOT = (b"import sys\nsys.stderr.write('STDERR-SECRET-7\\n')\n"
              b"for line in sys.stdin:\n    print('SECRET-PLAN-42', flush=True)\n")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed the rejected seat's detail (the bot's own output 'SECRET-PLAN-42') public in "
-    "/api/v1/matches/<id>/, the match list, match.result and the replay, though VersionSerializer hides "
-    "'reason'; expected owner only (issue 8 section 3)"))
 def test_it_hides_a_rejected_validations_detail_from_others(alice, bob, as_user, bura_bot, upload):
     import gzip
 
@@ -628,8 +599,6 @@ def test_it_hides_a_rejected_validations_detail_from_others(alice, bob, as_user,
             assert b"STDERR-SECRET-7" not in body
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed Django's HTML 400 page (TooManyFieldsSent / TooManyFilesSent); expected the API error shape"))
 @pytest.mark.parametrize("parts", ["fields", "files"])
 def test_it_refuses_a_request_with_too_many_form_parts_in_the_error_shape(alice, as_user, bura_bot, settings, parts):
     settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 50

@@ -208,16 +208,11 @@ def test_it_shows_the_friendly_404_page(as_alice, url):
     assert_friendly_404(method(url))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed 500 (psycopg DataError on NUL) for /bots/a%00b/; expected the friendly 404 page"))
 def test_it_shows_the_friendly_404_for_a_nul_character_in_a_bot_name(as_alice):
     as_alice.raise_request_exception = False
     assert_friendly_404(as_alice.get("/bots/a%00b/"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed a bot called 'new' created (NAME_RULE allows it) although /bots/new/ is the new-bot form, "
-    "so its page can never be shown; expected the name refused beside the name field"))
 def test_it_refuses_a_bot_name_whose_page_the_new_bot_form_would_hide(as_alice, house_bots, tmp_path):
     """/bots/new/ is the form: a bot called 'new' (any case) could never show its own page."""
     response = new_bot(as_alice, "main.py", MAIN, name="new")
@@ -236,9 +231,6 @@ def test_it_throttles_failed_log_ins_on_the_log_in_page(browser, alice):
     assert "_auth_user_id" not in browser.session
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed the rejected seat's detail shown to everyone on /matches/<id>/ (the view's 'private' flag "
-    "is unused by match_detail.html); expected owner only"))
 def test_it_hides_a_rejected_validations_detail_on_the_match_page(as_alice, as_bob, browser, bura_bot):
     from bots.actions import house_version
     from matches.actions import create_match
