@@ -3,7 +3,7 @@ and its pairing comes back as ours. A field the library cannot pair raises Swiss
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from py4swiss.engines import DutchEngine
 from py4swiss.engines.common import PairingError
@@ -19,7 +19,8 @@ _BYE = {1.0: ResultToken.PAIRING_ALLOCATED_BYE, 0.5: ResultToken.HALF_POINT_BYE,
 _NOT_PAIRED = RoundResult(id=0, color=ColorToken.BYE_OR_NOT_PAIRED, result=ResultToken.ZERO_POINT_BYE)
 
 
-def to_trf(entrants: Sequence[EntrantId], results: Sequence[Result], history: History) -> ParsedTrf:
+def to_trf(entrants: Sequence[EntrantId], results: Sequence[Result], history: History,
+           absent: Collection[EntrantId] = ()) -> ParsedTrf:
     """Starting numbers follow the seed order; a round an entrant sat out (joined late) is a zero-point bye.
 
     The round being paired is never declared the last: FIDE relaxes the absolute colour rule for top scorers
@@ -45,11 +46,14 @@ def to_trf(entrants: Sequence[EntrantId], results: Sequence[Result], history: Hi
         )
         for e in entrants
     ]
-    return ParsedTrf(player_sections=sections, x_section=XSection(number_of_rounds=played + 2))
+    # absent entrants are "zeroed" (XXZ): in the history, not paired this round
+    x_section = XSection(number_of_rounds=played + 2, zeroed_ids={number[e] for e in absent})
+    return ParsedTrf(player_sections=sections, x_section=x_section)
 
 
-def dutch_round(entrants: Sequence[EntrantId], results: Sequence[Result], history: History) -> Round:
-    trf = to_trf(entrants, results, history)
+def dutch_round(entrants: Sequence[EntrantId], results: Sequence[Result], history: History,
+                absent: Collection[EntrantId] = ()) -> Round:
+    trf = to_trf(entrants, results, history, absent)
     try:
         found = DutchEngine.generate_pairings(trf)
     except PairingError as error:

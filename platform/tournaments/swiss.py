@@ -45,31 +45,42 @@ def pair_round(
     *,
     total_rounds: int | None = None,
     engine: str = "auto",
+    absent: Iterable[EntrantId] = (),
 ) -> Round:
-    """Pair the next round after `results`. `total_rounds`, when given, refuses to pair beyond the plan."""
+    """Pair the next round after `results`. `total_rounds`, when given, refuses to pair beyond the plan.
+
+    `absent` entrants (withdrawn, say) are not paired this round, but their past results still count for
+    their opponents' scores and histories; `entrants` must still list them."""
     listed = check_entrants(entrants)
     if engine not in ENGINES:
         raise ValueError(f"unknown Swiss engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    away = set(absent)
+    strangers = [e for e in away if e not in set(listed)]
+    if strangers:
+        raise ValueError(f"absent entrant {strangers[0]!r} is not an entrant")
+    present = [e for e in listed if e not in away]
+    if len(present) < 2:
+        raise ValueError(f"needs at least 2 entrants present, got {len(present)}")
     results = list(results)
     history = fold(listed, results)
     next_round = history.rounds_played + 1
     if total_rounds is not None and total_rounds < next_round:
         raise ValueError(f"round {next_round} is beyond the planned {total_rounds} rounds")
-    if engine == "weighted" or (engine == "auto" and len(listed) > DUTCH_LIMIT):
-        return weighted_round(rank_order(listed, history), history)
+    if engine == "weighted" or (engine == "auto" and len(present) > DUTCH_LIMIT):
+        return weighted_round(rank_order(present, history), history)
     from tournaments.dutch import dutch_round
 
     try:
-        dutch = dutch_round(listed, results, history)
+        dutch = dutch_round(listed, results, history, away)
     except SwissPairingError:
         if engine == "dutch":
             raise
-        return weighted_round(rank_order(listed, history), history)
+        return weighted_round(rank_order(present, history), history)
     if engine == "dutch" or not dutch.byes:
         return dutch
     # The Dutch system settles brackets top down and may hand the bye to a higher score than needed to spare
     # an upper bracket a floater; Kozyr's rule is the bye to the lowest score that can take it.
-    weighted = weighted_round(rank_order(listed, history), history)
+    weighted = weighted_round(rank_order(present, history), history)
     if history.score[weighted.byes[0]] < history.score[dutch.byes[0]]:
         return weighted
     return dutch

@@ -43,7 +43,8 @@ class _Field:
         self.met = np.zeros((n, n), dtype=bool)
         for e in order:
             for o in history.opponents[e]:
-                self.met[index[e], index[o]] = True
+                if o in index:  # an absent opponent is not being paired
+                    self.met[index[e], index[o]] = True
         self.max_diff = int(self.half_points.max() - self.half_points.min()) if n else 0
         sizes = {hp: int((self.half_points == hp).sum()) for hp in set(self.half_points.tolist())}
         self.half_of_group = np.array([sizes[hp] // 2 for hp in self.half_points.tolist()], dtype=np.int64)

@@ -196,6 +196,16 @@ def test_the_bye_goes_to_the_lowest_ranked_without_one():
         assert paired.byes == ("d",), engine
 
 
+def test_absent_entrants_are_left_out_but_their_games_still_count():
+    entrants = ["a", "b", "c", "d", "e"]
+    results = [Result(1, "a", "e", 0.0), Result(1, "b", "c", 1.0), bye(1, "d")]
+    for engine in ("dutch", "weighted"):
+        paired = pair_round(entrants, results, engine=engine, absent=["e"])
+        assert sorted(paired.entrants()) == ["a", "b", "c", "d"] and paired.byes == (), engine
+        met = {frozenset((p.first, p.second)) for p in paired.pairings}
+        assert frozenset(("b", "c")) not in met, engine
+
+
 def test_a_round_that_cannot_be_completed_is_refused():
     entrants = ["a", "b"]
     results = [Result(1, "a", "b", 1.0)]
@@ -212,6 +222,8 @@ def test_a_round_that_cannot_be_completed_is_refused():
         ({"entrants": ["a", "b"], "results": [Result(1, "a", "z", 1.0)]}, "'z', who is not an entrant"),
         ({"entrants": ["a", "b"], "results": [Result(1, "a", "b", 1.0)], "total_rounds": 1}, "beyond the planned"),
         ({"entrants": ["a", "b", "c"], "results": [Result(1, "a", "b", 1.0), bye(1, "a")]}, "'a' has two results"),
+        ({"entrants": ["a", "b", "c"], "absent": ["z"]}, "absent entrant 'z'"),
+        ({"entrants": ["a", "b", "c"], "absent": ["a", "b"]}, "at least 2 entrants present"),
     ],
 )
 def test_bad_input_gets_a_clear_error(kwargs, message):
