@@ -1,23 +1,15 @@
-"""Swiss pairing: no rematches, at most one bye each (to the lowest-ranked entrant still without one), seat
-balance, pairing within score groups.
+"""Swiss pairing: every round complete, no rematches, at most one bye each (to the lowest score that can
+take it), seat balance within ±2, pairing within score groups. The rules and their order: docs/tournaments.md.
 
 Two engines, one contract:
 
-* ``dutch`` — the FIDE Dutch system (Handbook C.04.3) as implemented by the `py4swiss` library (a port of
-  bbpPairings). It is the reference, but its bracket-by-bracket search costs seconds per round at 512 entrants
-  (measured in bench/pairing.py), so it serves fields up to ``DUTCH_LIMIT``.
-* ``weighted`` — one maximum-weight matching over the whole field, run by py4swiss's compiled blossom matcher.
-  The edge weight packs these criteria, each strictly more important than all the ones after it (the same
-  lexicographic packing bbpPairings uses):
-    1. as many pairs as possible (a complete round);
-    2. no two entrants with the same absolute seat preference meet (FIDE C.04.1 f, C3);
-    3. the bye goes to the lowest-ranked entrant without a bye (FIDE C.04.3 C5);
-    4. the least total squared score difference over pairs (score groups, FIDE C6/C7 in spirit);
-    5. the fewest seat preferences refused, weighted by strength (FIDE C12-C13 in spirit);
-    6. inside a score group, the top half meets the bottom half in order (1 v k+1, 2 v k+2: Dutch S1 v S2).
-  Rematches and second byes have no edge at all. It serves large fields, and any field the Dutch engine
-  refuses (py4swiss raises when FIDE's absolute colour rule leaves no complete pairing; criterion 2 is then
-  given up where it must be).
+* ``dutch`` — the FIDE Dutch system (Handbook C.04.3) as implemented by the py4swiss library (a port of
+  bbpPairings), bridged in `dutch.py`. It settles brackets one by one in Python and needs seconds per round
+  at a few hundred entrants (bench/pairing.py), so ``auto`` uses it up to ``DUTCH_LIMIT`` entrants.
+* ``weighted`` — Kozyr's own pairer (`weighted.py`): a maximum-weight matching with the rules packed into
+  the edge weights, on py4swiss's compiled blossom matcher. ``auto`` uses it for larger fields, when py4swiss
+  cannot pair a round (its absolute colour rule leaves no complete pairing), and when the Dutch system's bye
+  is not the lowest score that could take it.
 
 Entrants come in seed order (best rating first); results are all the results so far (`records.Result`).
 """
