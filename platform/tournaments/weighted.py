@@ -11,8 +11,9 @@
 Rematches and second byes get no edge at all. A field of up to BLOCK entrants is one matching. A larger one is
 cut, top down, into blocks of whole score groups (a group too large for one block is cut into stripes that keep
 each S1 entrant with its S2 partner); each block is matched with the previous block's floaters, its own odd one
-out floating down. If that leaves anyone unpaired the whole field is matched at once instead, so the
-decomposition costs nothing in correctness: over 512 entrants one matching takes 0.5-2 s, the blocks ~0.1 s.
+out floating down. If that leaves anyone unpaired the whole field is matched at once instead, so a round is
+always completed when one can be. Blocks may miss the global optimum of criteria 2-6 by a little; they keep
+the absolute rules, and over 512 entrants they take ~0.1 s where one matching takes 0.5-2 s.
 """
 
 from __future__ import annotations
