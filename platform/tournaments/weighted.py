@@ -67,6 +67,7 @@ class _Field:
         diff = np.abs(hp[gi] - hp[gj])
         refused = np.where(same_side, np.minimum(strength[gi], strength[gj]), 0)
         order_value = self.n - np.abs((gj - gi) - self.half_of_group[gi])
+        # one column per criterion 1-6 of the module docstring; a real pair scores 0 on the bye criterion
         ones = np.ones(len(li), dtype=np.int64)
         values = np.stack([ones, (~absolute_clash).astype(np.int64), 0 * ones, self.max_diff**2 - diff**2,
                            ABSOLUTE - refused, order_value], axis=1)
