@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.throttle import ThrottledLoginView
-from web import docs_pages, views
+from web import docs_pages, replay_frames, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -18,6 +18,7 @@ urlpatterns = [
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<str:name>/", views.bot_detail, name="bot"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
+    path("matches/<int:pk>/frames/", replay_frames.frames_view, name="match-frames"),
     path("docs/", docs_pages.doc_page, name="docs"),
     path("docs/<slug:slug>/", docs_pages.doc_page, name="doc"),
 ]

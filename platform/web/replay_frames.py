@@ -1,0 +1,400 @@
+"""The replay viewer's frames: a stored replay re-run through the engine, one frame per position.
+
+Frame k is the position after k recorded actions. For one seat it holds exactly what that seat was shown:
+its ``observation(seat)`` and the events ``events(seat, …)`` gave it during that step, never more. For
+"all" (every seat's view, since a finished match is public) it holds every seat's observation and the
+full-information events. Each frame also carries its deal, a readable line, the running match totals per
+side and the notable events of the step; the match's marks (deals, claims, combinations, burracos,
+pozzetti, the end and any forfeit) come with the first chunk so the slider can show them.
+
+A chunk is computed by re-playing the actions up to its start from the nearest snapshot (a pickled state
+taken every SNAPSHOT_EVERY steps during one full pass per replay), so a chunk near the end of a long
+Burraco match costs about as much as one near the start. The full pass is kept per process (keyed by the
+replay's SHA-256, so it never goes stale) and finished chunks go to the Django cache.
+"""
+
+from __future__ import annotations
+
+import gzip
+import pickle
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import orjson
+from django.core.cache import cache
+from django.http import JsonResponse
+from django.views.decorators.gzip import gzip_page
+
+from arena import protocol
+from arena.games import load_game, new_match
+from arena.replay import describe_event
+
+DEFAULT_COUNT = 100
+MAX_COUNT = 400
+SNAPSHOT_EVERY = 200
+PASSES_KEPT = 16  # full passes kept per process; one for a 2,000-action Burraco match is about 1 MB
+CACHE_SECONDS = 3600
+CACHE_VERSION = 1  # bump when the frames' shape changes
+
+NOTABLE = {"deal": "deal", "claim": "claim", "combination": "combination", "pozzetto": "pozzetto",
+           "deal_end": "deal-end", "match_end": "end"}
+
+
+class FramesError(ValueError):
+    """A request for frames the replay does not have (bad seat, start or count)."""
+
+
+# ---------------------------------------------------------------------------------------------- lines
+
+def _cards(cards: Any) -> str:
+    if isinstance(cards, list):
+        return " ".join(str(c) for c in cards)
+    return str(cards)
+
+
+def _who(event: dict[str, Any]) -> str:
+    return f"seat {event.get('seat')}"
+
+
+def summarize(event: dict[str, Any]) -> str:
+    """A short readable line for an event (from any seat's view; hidden cards stay ``??``)."""
+    kind = event.get("type")
+    if kind == "deal":
+        return f"deal {event.get('deal')} dealt by seat {event.get('dealer')}"
+    if kind == "play":
+        if "card" in event:
+            return f"{_who(event)} plays {event['card']}"
+        verb = "leads" if event.get("lead") else "plays"
+        down = " face down" if event.get("face_down") else ""
+        return f"{_who(event)} {verb} {_cards(event.get('cards'))}{down}"
+    if kind == "trick":
+        taker = event.get("taker", event.get("winner"))
+        points = f", {event['points']} points" if "points" in event else ""
+        return f"seat {taker} takes the trick{points}"
+    if kind == "draw":
+        if "draws" in event:
+            return f"cards drawn, {event.get('stock')} left in the stock"
+        return f"{_who(event)} draws {event.get('card')} from the stock"
+    if kind == "pass":
+        return f"{_who(event)} does not claim"
+    if kind == "claim":
+        verdict = "right" if event.get("correct") else "wrong"
+        return f"{_who(event)} claims {event.get('target')}: {event.get('points')} points, {verdict}"
+    if kind == "combination":
+        return f"{_who(event)} shows {event.get('name')} ({_cards(event.get('cards'))})"
+    if kind == "discard":
+        closing = " and closes" if event.get("closing") else ""
+        return f"{_who(event)} discards {event.get('card')}{closing}"
+    if kind == "meld":
+        return f"{_who(event)} melds {_cards(event.get('cards'))}"
+    if kind == "add":
+        meld = event.get("meld") or {}
+        return f"{_who(event)} adds {_cards(event.get('cards'))} to meld {meld.get('id')}"
+    if kind == "take_pile":
+        return f"{_who(event)} takes the discard pile ({len(event.get('cards') or [])} cards)"
+    if kind == "pozzetto":
+        return f"{_who(event)} takes a pozzetto"
+    if kind == "deal_end":
+        reason = event.get("reason") or event.get("ended_by") or ""
+        return f"deal {event.get('deal')} ends" + (f" ({reason})" if reason else "")
+    if kind == "match_end":
+        return f"the match ends, ranks {event.get('ranks')}"
+    return " ".join(describe_event(event).split())
+
+
+def _burraco_made(event: dict[str, Any]) -> bool:
+    """A meld that became a burraco (seven cards or more) in this event."""
+    meld = event.get("meld")
+    if event.get("type") not in ("meld", "add") or not isinstance(meld, dict) or not meld.get("burraco"):
+        return False
+    return len(meld.get("cards") or []) - len(event.get("cards") or []) < 7
+
+
+def mark_of(event: dict[str, Any]) -> dict[str, str] | None:
+    """The slider mark of a notable event: its kind and a label naming only public facts."""
+    if _burraco_made(event):
+        clean = "clean" if event["meld"].get("clean") else "dirty"
+        return {"kind": "burraco", "label": f"seat {event.get('seat')}: {clean} burraco"}
+    kind = NOTABLE.get(event.get("type"))
+    if kind is None:
+        return None
+    if kind == "deal":
+        return {"kind": kind, "label": f"deal {event.get('deal')}"}
+    if kind == "claim":
+        verdict = "right" if event.get("correct") else "wrong"
+        return {"kind": kind, "label": f"seat {event.get('seat')} claims ({verdict})"}
+    if kind == "combination":
+        return {"kind": kind, "label": f"seat {event.get('seat')}: {event.get('name')}"}
+    if kind == "pozzetto":
+        return {"kind": kind, "label": f"seat {event.get('seat')} takes a pozzetto"}
+    if kind == "deal-end":
+        return {"kind": kind, "label": f"deal {event.get('deal')} ends"}
+    return {"kind": kind, "label": "end of the match"}
+
+
+# ---------------------------------------------------------------------------------------------- totals
+
+def side_totals(entry: dict[str, Any], teams: list[list[int]], seats: int) -> list[float] | None:
+    """The running match totals per side in a deal's summary (a ``deal_end`` event or an outcome deal):
+    ``totals`` (Bura, Burraco) or ``scores`` (Kozel), per seat or per team."""
+    for key in ("totals", "scores"):
+        values = entry.get(key)
+        if isinstance(values, list) and values and all(isinstance(v, int | float) for v in values):
+            if len(values) == len(teams):
+                return list(values)
+            if len(values) == seats:
+                return [values[team[0]] for team in teams]
+    return None
+
+
+def side_labels(replay: dict[str, Any]) -> list[str]:
+    names = {s["seat"]: s.get("name") or s.get("bot") or f"seat {s['seat']}" for s in replay.get("seats", [])}
+    return [" + ".join(f"{names.get(s, s)} ({s})" for s in team) for team in _teams(replay)]
+
+
+def _teams(replay: dict[str, Any]) -> list[list[int]]:
+    teams = (replay.get("outcome") or {}).get("teams")
+    if teams:
+        return teams
+    return [[s["seat"]] for s in replay.get("seats", [])]
+
+
+def score_series(replay: dict[str, Any]) -> tuple[list[list[float]], list[str], str]:
+    """(series per side of the running totals after each deal, side labels, points kind) from the outcome."""
+    outcome = replay.get("outcome") or {}
+    teams = _teams(replay)
+    rows = [side_totals(deal, teams, len(replay.get("seats", []))) for deal in outcome.get("deals", [])]
+    rows = [r for r in rows if r is not None]
+    series = [[row[k] for row in rows] for k in range(len(teams))] if rows else []
+    return series, side_labels(replay), outcome.get("points_kind", "score")
+
+
+# ---------------------------------------------------------------------------------------------- the pass
+
+class _Pass:
+    """One full re-run of a replay: event cursors, deals, totals and marks per step, and snapshots."""
+
+    def __init__(self, replay: dict[str, Any]):
+        self.replay = replay
+        rules = load_game(replay["game"]).Rules(**replay["rules"])
+        self.rules = rules
+        state = new_match(rules, replay["seed"])
+        self.seats = state.num_seats
+        self.teams = _teams(replay)
+        actions = replay["actions"]
+        self.steps = len(actions)
+        self.cursor: list[int] = []  # events logged after k actions
+        self.deal: list[Any] = []
+        self.to_move: list[int | None] = []
+        self.snapshots: dict[int, bytes] = {}
+        logged = 0
+        deal = None
+        for k in range(self.steps + 1):
+            if k:
+                entry = actions[k - 1]
+                state.apply(entry["seat"], entry["action"])
+            if k % SNAPSHOT_EVERY == 0:
+                self.snapshots[k] = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+            for event in state.events(None, logged):
+                logged += 1
+                if event.get("type") == "deal":
+                    deal = event.get("deal")
+            self.cursor.append(logged)
+            self.deal.append(deal)
+            self.to_move.append(state.to_move())
+        self.full_events = state.events(None)
+        self.totals = self._totals()
+
+    def step_of_event(self, index: int) -> int:
+        """The step whose action logged event ``index`` (0 for the initial deal)."""
+        low, high = 0, self.steps
+        while low < high:
+            mid = (low + high) // 2
+            if self.cursor[mid] > index:
+                high = mid
+            else:
+                low = mid + 1
+        return low
+
+    def _totals(self) -> list[list[float]]:
+        """Match totals per side at every step (zeros before the first deal ends)."""
+        current: list[float] = [0] * len(self.teams)
+        totals = []
+        index = 0
+        for k in range(self.steps + 1):
+            while index < self.cursor[k]:
+                event = self.full_events[index]
+                if event.get("type") == "deal_end":
+                    current = side_totals(event, self.teams, self.seats) or current
+                index += 1
+            totals.append(current)
+        return totals
+
+    def marks(self, viewer: int | None, final_state) -> list[dict[str, Any]]:
+        found = []
+        for index, event in enumerate(final_state.events(viewer)):
+            mark = mark_of(event)
+            if mark is not None:
+                found.append({"step": self.step_of_event(index), **mark})
+        forfeits = [v for v in self.replay.get("verdicts", []) if v.get("verdict") != protocol.OK]
+        for v in forfeits:
+            found.append({"step": self.steps, "kind": "forfeit", "label": f"seat {v['seat']}: {v['verdict']}"})
+        return found
+
+    def state_at(self, step: int):
+        base = max(k for k in self.snapshots if k <= step)
+        state = pickle.loads(self.snapshots[base])
+        for entry in self.replay["actions"][base:step]:
+            state.apply(entry["seat"], entry["action"])
+        return state
+
+
+_passes: OrderedDict[str, _Pass] = OrderedDict()
+_passes_lock = threading.Lock()
+
+
+def full_pass(key: str, replay: dict[str, Any]) -> _Pass:
+    with _passes_lock:
+        found = _passes.get(key)
+        if found is not None:
+            _passes.move_to_end(key)
+            return found
+    built = _Pass(replay)
+    with _passes_lock:
+        _passes[key] = built
+        while len(_passes) > PASSES_KEPT:
+            _passes.popitem(last=False)
+    return built
+
+
+# ---------------------------------------------------------------------------------------------- frames
+
+def parse_seat(value: str | None, seats: int) -> int | None:
+    """``"all"`` (or nothing) → None; a seat number 0..seats-1 → that seat."""
+    if value in (None, "", "all"):
+        return None
+    if not value.isdigit() or int(value) >= seats:
+        raise FramesError(f"seat must be 'all' or a seat from 0 to {seats - 1}, not {value!r}")
+    return int(value)
+
+
+def _meta(run: _Pass, viewer: int | None) -> dict[str, Any]:
+    replay = run.replay
+    result = replay.get("result") or {}
+    rejected = replay.get("rejected")
+    verdicts = [{"seat": v["seat"], "verdict": v.get("verdict"), "code": v.get("code"), "detail": v.get("detail")}
+                for v in replay.get("verdicts", []) if v.get("verdict") != protocol.OK]
+    return {
+        "game": replay["game"], "preset": replay["preset"], "rules": replay["rules"], "seats": run.seats,
+        "names": [s.get("name") or s.get("bot") for s in replay.get("seats", [])],
+        "teams": run.teams, "sides": side_labels(replay), "points_kind": result.get("points_kind"),
+        "steps": run.steps, "result": {k: result.get(k) for k in ("ranks", "points", "ended_by", "finished")},
+        "verdicts": verdicts,
+        "rejected": None if rejected is None else {"seat": rejected.get("seat"), "rule": rejected.get("rule"),
+                                                   "error": rejected.get("error")},
+        "deals": [{"step": k, "deal": run.deal[k]} for k in range(run.steps + 1)
+                  if k == 0 or run.deal[k] != run.deal[k - 1]],
+        "marks": run.marks(viewer, run.state_at(run.steps)),
+    }
+
+
+def frames(replay: dict[str, Any], seat: int | None, start: int = 0, count: int = DEFAULT_COUNT,
+           key: str | None = None) -> dict[str, Any]:
+    """Frames ``start`` .. ``start + count - 1`` (clipped to the match) as ``seat`` saw them (None: all).
+
+    ``key`` names the replay for the per-process full-pass cache (the replay's SHA-256); without it the
+    pass is computed afresh."""
+    run = full_pass(key, replay) if key else _Pass(replay)
+    if seat is not None and not 0 <= seat < run.seats:
+        raise FramesError(f"seat must be 'all' or a seat from 0 to {run.seats - 1}, not {seat}")
+    if not 0 <= start <= run.steps:
+        raise FramesError(f"start must be a step from 0 to {run.steps}, not {start}")
+    if not 1 <= count <= MAX_COUNT:
+        raise FramesError(f"count must be from 1 to {MAX_COUNT}, not {count}")
+    stop = min(run.steps, start + count - 1)
+    state = run.state_at(start)
+    actions = replay["actions"]
+    viewers = range(run.seats) if seat is None else (seat,)
+    out = []
+    for k in range(start, stop + 1):
+        if k > start:
+            entry = actions[k - 1]
+            state.apply(entry["seat"], entry["action"])
+        first = run.cursor[k - 1] if k else 0
+        seen = state.events(seat, first)
+        marks = [m for m in (mark_of(e) for e in seen) if m]
+        if k == run.steps:
+            marks += [{"kind": "forfeit", "label": f"seat {v['seat']}: {v['verdict']}"}
+                      for v in replay.get("verdicts", []) if v.get("verdict") != protocol.OK]
+        lines = [summarize(e) for e in seen]
+        actor = actions[k - 1]["seat"] if k else None
+        if actor is not None and actor == seat and not seen:
+            lines = [f"seat {actor}: {_cards(actions[k - 1]['action'].get('type'))}"]
+        out.append({
+            "step": k, "deal": run.deal[k], "actor": actor, "to_move": run.to_move[k],
+            "text": "; ".join(lines) or (f"seat {actor} moves" if actor is not None else "the match begins"),
+            "events": seen, "views": {str(s): state.observation(s) for s in viewers},
+            "totals": run.totals[k], "marks": marks,
+        })
+    body: dict[str, Any] = {"seat": "all" if seat is None else seat, "start": start, "steps": run.steps,
+                            "frames": out}
+    if start == 0:
+        body["meta"] = _meta(run, seat)
+    return body
+
+
+# ---------------------------------------------------------------------------------------------- endpoint
+
+def load_stored(sha256: str) -> dict[str, Any]:
+    from bots import blobs
+
+    return orjson.loads(gzip.decompress(blobs.get("replays", sha256)))
+
+
+def _int_param(request, name: str, default: int) -> int:
+    raw = request.GET.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise FramesError(f"{name} must be a whole number, not {raw!r}") from None
+
+
+@gzip_page  # a chunk of every seat's view is ~0.5 MB of JSON and compresses about tenfold
+def frames_view(request, pk: int):
+    """GET /matches/<id>/frames/?seat=N|all&start=K&count=M — same access as the replay download."""
+    from bots import blobs
+    from bots.access import can_see_private
+    from config.api import error_body
+    from matches.models import Match
+
+    match = Match.objects.filter(pk=pk, status=Match.Status.FINISHED).first()
+    seats = list(match.seats.select_related("version__bot")) if match is not None else []
+    if match is None or not match.replay_sha256 or (match.kind == Match.Kind.VALIDATION and not any(
+            can_see_private(request.user, s.version.bot) for s in seats)):
+        # a validation match is its bot's owner's business, as for the replay download
+        return JsonResponse(error_body("not_found", "no replay for this match"), status=404)
+    try:
+        seat = parse_seat(request.GET.get("seat", "all"), len(seats))
+        start = _int_param(request, "start", 0)
+        count = _int_param(request, "count", DEFAULT_COUNT)
+        cache_key = f"frames:{CACHE_VERSION}:{match.replay_sha256}:{'all' if seat is None else seat}:{start}:{count}"
+        body = cache.get(cache_key)
+        if body is None:
+            body = frames(cached_replay(match.replay_sha256), seat, start, count, key=match.replay_sha256)
+            cache.set(cache_key, body, CACHE_SECONDS)
+    except FramesError as err:
+        return JsonResponse(error_body("bad_request", str(err)), status=400)
+    except blobs.BlobMissing:
+        return JsonResponse(error_body("not_found", "the replay file is missing from storage"), status=404)
+    return JsonResponse(body)
+
+
+def cached_replay(sha256: str) -> dict[str, Any]:
+    with _passes_lock:
+        found = _passes.get(sha256)
+    if found is not None:
+        return found.replay
+    return load_stored(sha256)
