@@ -1,7 +1,11 @@
 """Tie-breaks on worked examples (definitions after FIDE Handbook C.07, Tie-Break Regulations; see
 docs/tournaments.md). Each example is computed by hand in its comments."""
 
+from itertools import combinations, pairwise
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tournaments.records import Result, bye
 from tournaments.tiebreaks import crosstable, standings
@@ -89,3 +93,21 @@ def test_crosstable_lists_points_per_opponent_in_round_order():
 def test_results_naming_strangers_are_refused(call):
     with pytest.raises(ValueError, match="'Z', who is not an entrant"):
         call()
+
+
+@given(st.integers(2, 8).flatmap(lambda n: st.tuples(st.just(n), st.lists(st.sampled_from([0.0, 0.5, 1.0]),
+                                                                           min_size=n * (n - 1) // 2,
+                                                                           max_size=n * (n - 1) // 2))))
+def test_round_robin_standings_are_ordered_and_consistent(case):
+    n, scores = case
+    entrants = list(range(n))
+    results = [Result(1, a, b, s) for (a, b), s in zip(combinations(entrants, 2), scores, strict=True)]
+    rows = standings(entrants, results)
+    assert sorted(r.entrant for r in rows) == entrants
+    keys = [r.key() for r in rows]
+    assert keys == sorted(keys, reverse=True)
+    assert sum(r.points for r in rows) == n * (n - 1) / 2
+    for earlier, later in pairwise(rows):
+        assert (earlier.rank == later.rank) == (earlier.key() == later.key())
+    # in a round robin everyone met everyone: Buchholz is the field's points minus one's own
+    assert all(r.buchholz == n * (n - 1) / 2 - r.points for r in rows)
