@@ -33,6 +33,8 @@ CELERY_BEAT_SCHEDULE = {
                         "options": {"queue": "maintenance", "expires": 14}},
     "refit-ratings": {"task": "ratings.tasks.refit_due", "schedule": 300.0,
                       "options": {"queue": "maintenance", "expires": 290}},
+    "drive-tournaments": {"task": "tournaments.tasks.drive", "schedule": 15.0,
+                          "options": {"queue": "maintenance", "expires": 14}},
     "fill-ladder": {"task": "matches.tasks.fill_ladder", "schedule": 10.0,
                     "options": {"queue": "maintenance", "expires": 9}},
 }

@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "bots",
     "matches",
     "ratings",
+    "tournaments",
     "web",
 ]
 

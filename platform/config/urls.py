@@ -7,6 +7,7 @@ from bots import api as bots_api
 from bots import games_api
 from matches import api as matches_api
 from ratings import api as ratings_api
+from tournaments import api as tournaments_api
 
 api_v1 = [
     path("games/", games_api.GameListView.as_view(), name="api-games"),
@@ -32,6 +33,19 @@ api_v1 = [
     path("leaderboards/<str:preset>/", ratings_api.LeaderboardView.as_view(), name="api-leaderboard"),
     path("head-to-head/", ratings_api.HeadToHeadView.as_view(), name="api-head-to-head"),
     path("bots/<str:name>/ratings/<str:preset>/", ratings_api.RatingHistoryView.as_view(), name="api-rating-history"),
+    path("tournaments/", tournaments_api.TournamentListView.as_view(), name="api-tournaments"),
+    path("tournaments/<int:pk>/", tournaments_api.TournamentDetailView.as_view(), name="api-tournament"),
+    path("tournaments/<int:pk>/join/", tournaments_api.JoinView.as_view(), name="api-tournament-join"),
+    path("tournaments/<int:pk>/leave/", tournaments_api.LeaveView.as_view(), name="api-tournament-leave"),
+    *[path(f"tournaments/<int:pk>/{action}/", tournaments_api.host_action(action), name=f"api-tournament-{action}")
+      for action in ("start", "pause", "resume", "cancel")],
+    path("tournaments/<int:pk>/standings/", tournaments_api.StandingsView.as_view(), name="api-tournament-standings"),
+    path("tournaments/<int:pk>/crosstable/", tournaments_api.CrosstableView.as_view(),
+         name="api-tournament-crosstable"),
+    path("tournaments/<int:pk>/rounds/", tournaments_api.RoundsView.as_view(), name="api-tournament-rounds"),
+    path("version-tests/", tournaments_api.VersionTestListView.as_view(), name="api-version-tests"),
+    path("version-tests/<int:pk>/", tournaments_api.VersionTestDetailView.as_view(), name="api-version-test"),
+    path("version-tests/<int:pk>/stop/", tournaments_api.VersionTestStopView.as_view(), name="api-version-test-stop"),
 ]
 
 urlpatterns = [

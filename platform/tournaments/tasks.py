@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from celery import shared_task
+
+from tournaments import running
+
+
+@shared_task(ignore_result=True)
+def advance(tournament_id: int) -> str:
+    return running.advance(tournament_id)
+
+
+@shared_task(ignore_result=True)
+def drive() -> dict[str, int]:
+    return running.drive()
