@@ -1,10 +1,8 @@
-"""Per-process resource limits (setrlimit) applied between fork and exec, and the child set-up that also
-joins cgroups and drops to the sandbox uid. Runs in the forked child: keep it to plain syscalls."""
+"""Per-process resource limits (setrlimit), applied between fork and exec by launcher.Plan."""
 
 from __future__ import annotations
 
 import math
-import os
 import resource
 
 from .limits import Limits
@@ -31,24 +29,3 @@ def rlimits_for(limits: Limits, *, memory: bool, processes: bool) -> list[tuple[
     if processes:
         chosen.append((resource.RLIMIT_NPROC, limits.processes + LAUNCHER_TASKS, limits.processes + LAUNCHER_TASKS))
     return chosen
-
-
-def child_setup(procs_files: list[bytes], rlimits: list[tuple[int, int, int]], uid: int | None):
-    """The preexec function: join the run's cgroups, set limits, then drop every privilege to `uid`."""
-
-    def setup() -> None:  # pragma: no cover - runs in the forked child only
-        pid = str(os.getpid()).encode()
-        for path in procs_files:
-            fd = os.open(path, os.O_WRONLY)
-            try:
-                os.write(fd, pid)
-            finally:
-                os.close(fd)
-        for which, soft, hard in rlimits:
-            resource.setrlimit(which, (soft, hard))
-        if uid is not None:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-
-    return setup

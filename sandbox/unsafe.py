@@ -18,13 +18,14 @@ from pathlib import Path
 
 import psutil
 
-from . import cgroups
+from . import cgroups, janitor
 from .environment import SANDBOX_PATH, bot_environment
 from .errors import SandboxError
+from .launcher import Plan
 from .leftovers import owner
 from .limits import Limits
 from .process import Confinement, SandboxProcess
-from .rlimits import child_setup, rlimits_for
+from .rlimits import rlimits_for
 from .scripts import check_interpreter
 
 NO_ISOLATION = "no isolation: the bot runs as the worker and can read its files and use its network"
@@ -61,11 +62,13 @@ class UnsafeConfinement(Confinement):
             "disk_operations_per_second": {"value": limits.disk_operations_per_second,
                                            "mechanism": mechanisms.get("disk_io", "none")},
         }  # fmt: skip
-        self._setup = child_setup(
-            self._cgroups.procs_files if self._cgroups else [],
-            rlimits_for(limits, memory="memory_mb" not in mechanisms, processes=False),
-            None,
-        )
+        self._rlimits = rlimits_for(limits, memory="memory_mb" not in mechanisms, processes=False)
+
+    def launch_plan(self) -> Plan:
+        """Born in its cgroups like bwrap's launcher (launcher.py): no slow migration through cgroup.procs."""
+        if self._cgroups is None:
+            return Plan(None, [], self._rlimits, None)
+        return Plan(self._cgroups.v2_dir, self._cgroups.v1_dirs, self._rlimits, None)
 
     def started(self, pid: int) -> None:
         self._group = pid  # start_new_session: the bot leads its own session and process group
@@ -74,8 +77,15 @@ class UnsafeConfinement(Confinement):
         return self._cgroups.cpu_seconds() if self._cgroups else None
 
     def kill_all(self, main_pid: int) -> None:
+        if self._group is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._group, signal.SIGKILL)
         if self._cgroups is not None:
+            # The cgroup holds every process the bot started, unless one moved itself out: the bot runs as
+            # the worker, which may write to cgroup.procs (docs/sandbox.md says so). Scanning the whole
+            # process table for such an escapee would cost ~20 ms per bot and still miss a setsid daemon.
             self._cgroups.kill()
+            return
         for pid in self._tree(main_pid):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
@@ -97,8 +107,9 @@ class UnsafeConfinement(Confinement):
         return found
 
     def survivors(self) -> list[int]:
-        found = set(self._cgroups.pids()) if self._cgroups else set()
-        found |= self._in_group()
+        if self._cgroups is not None:
+            return sorted(self._cgroups.pids())
+        found = self._in_group()
         for pid in self._known:
             with contextlib.suppress(psutil.Error):
                 if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
@@ -107,7 +118,7 @@ class UnsafeConfinement(Confinement):
 
     def cleanup(self) -> None:
         if self._cgroups is not None:
-            self._cgroups.remove()
+            janitor.later(self._cgroups.remove)
 
 
 def _host_program(program: str, bot_dir: Path) -> Path | None:
@@ -136,6 +147,7 @@ def start_unsafe(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     if program is not None:
         check_interpreter(program, command[0], _runnable, SANDBOX_PATH)
     confinement = UnsafeConfinement(limits, use_cgroups)
+    plan = confinement.launch_plan()
     try:
         popen = subprocess.Popen(
             command,
@@ -146,10 +158,18 @@ def start_unsafe(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
             env=environment,
             cwd=bot_dir,
             start_new_session=True,
-            preexec_fn=confinement._setup,
+            preexec_fn=plan.child_setup,
         )
+        launcher = plan.launcher_pid(popen.pid)
     except (OSError, subprocess.SubprocessError) as error:
+        plan.reap_reported()
         confinement.cleanup()
         raise SandboxError(f"could not start {command[0]!r}: {error}") from error
-    confinement.started(popen.pid)
-    return SandboxProcess(popen, confinement, limits, started, time.monotonic() - started)
+    except BaseException:
+        plan.reap_reported()
+        confinement.cleanup()
+        raise
+    finally:
+        plan.close()
+    confinement.started(popen.pid)  # the session's and process group's id, even when the launcher was cloned
+    return SandboxProcess(popen, confinement, limits, started, time.monotonic() - started, pid=launcher)

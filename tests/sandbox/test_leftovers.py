@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, start
+from sandbox import Limits, janitor, start
 from sandbox.uids import can_switch_uid
 from tests.sandbox.conftest import HOSTILE, read_until
 
@@ -69,3 +69,17 @@ def test_staged_bot_files_are_readable_by_the_sandbox_only(tmp_path):
         assert "PermissionError" in other_user.stderr
         proc.stdin.write(b"still here\n")
         assert read_until(proc, lines=1) == b"still here\n"
+
+
+@pytest.mark.parametrize("backend_name", ["bwrap", "unsafe"])
+def test_a_finished_run_leaves_no_folder_or_cgroup_once_the_janitor_is_done(tmp_path, backend_name):
+    (tmp_path / "echo.py").write_text((HOSTILE / "echo.py").read_text())
+    proc = start(["python3", "echo.py"], tmp_path, Limits(wall_seconds=30), backend=backend_name, allow_unsafe=True)
+    assert read_until(proc, lines=1) == b'{"type": "ready"}\n'
+    staging = getattr(proc._confinement, "_staging", None)
+    held = [staging.root] if staging is not None else []
+    held += list(proc._confinement._cgroups.dirs)
+    assert held and all(path.exists() for path in held)
+    proc.close()
+    assert janitor.drain()
+    assert [path for path in held if path.exists()] == []

@@ -204,10 +204,11 @@ class Receiver:
 
 # -- machine-wide counters ---------------------------------------------------------------------------------
 GLOBAL_FILES = ("/proc/meminfo", "/proc/stat", "/proc/loadavg", "/proc/uptime", "/proc/vmstat", "/proc/zoneinfo",
-                "/proc/buddyinfo", "/proc/diskstats", "/proc/softirqs", "/proc/interrupts", "/proc/locks",
-                "/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io", "/proc/sys/fs/file-nr",
-                "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state", "/proc/sys/fs/aio-nr",
-                "/proc/sys/kernel/pty/nr")  # fmt: skip
+                "/proc/buddyinfo", "/proc/diskstats", "/proc/softirqs", "/proc/interrupts", "/proc/pressure/cpu",
+                "/proc/pressure/memory", "/proc/pressure/io", "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr",
+                "/proc/sys/fs/dentry-state", "/proc/sys/fs/aio-nr")  # fmt: skip
+# Readable but not movable by a bot, so not listed: /proc/locks (locks are refused), /proc/sys/kernel/pty/nr
+# (no pty device in the sandbox; /dev/ptmx is probed below).
 
 
 def exposed() -> list[str]:
