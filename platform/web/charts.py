@@ -71,3 +71,36 @@ def score_progression(series: Sequence[Sequence[float]], labels: Sequence[str], 
                  f'<text x="4" y="{PAD / 2 + 4}" class="axis">{high:g}</text>'
                  f'<text x="4" y="{HEIGHT - PAD}" class="axis">{low:g}</text></svg>')
     return mark_safe("".join(parts))
+
+
+def bracket(rounds: Sequence[dict]) -> SafeString:
+    """A knockout bracket: one column per round, each tie a box with the winner in bold."""
+    if not rounds:
+        return mark_safe("")
+    box_w, box_h, gap_x = 170, 38, 40
+    first = len(rounds[0]["pairings"])
+    height = max(first * (box_h + 12), box_h + 12) + 20
+    width = len(rounds) * (box_w + gap_x) + 20
+    parts = [f'<svg class="chart bracket" viewBox="0 0 {width} {height}" role="img" aria-label="bracket">']
+    for col, rnd in enumerate(rounds):
+        ties = rnd["pairings"]
+        slot = (height - 20) / max(1, len(ties))
+        x = 10 + col * (box_w + gap_x)
+        for k, tie in enumerate(ties):
+            y = 10 + k * slot + (slot - box_h) / 2
+            winner = None
+            if tie["second"] is None:
+                winner = tie["first"]
+            elif tie["score"] is not None:
+                winner = tie["first"] if tie["score"] == 1.0 else tie["second"]
+            parts.append(f'<rect x="{x}" y="{y:.1f}" width="{box_w}" height="{box_h}" rx="4" fill="#fff" '
+                         f'stroke="#c9ced4"/>')
+            for line, name in enumerate((tie["first"], tie["second"] or "bye")):
+                weight = "700" if name == winner else "400"
+                parts.append(f'<text x="{x + 8}" y="{y + 15 + 15 * line:.1f}" font-size="12" '
+                             f'font-weight="{weight}">{escape(name)}</text>')
+            if col + 1 < len(rounds):
+                parts.append(f'<line x1="{x + box_w}" y1="{y + box_h / 2:.1f}" x2="{x + box_w + gap_x / 2}" '
+                             f'y2="{y + box_h / 2:.1f}" stroke="#c9ced4"/>')
+    parts.append("</svg>")
+    return mark_safe("".join(parts))

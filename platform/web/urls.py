@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.throttle import ThrottledLoginView
-from web import docs_pages, replay_frames, views
+from web import docs_pages, replay_frames, tournament_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,6 +19,11 @@ urlpatterns = [
     path("bots/<str:name>/", views.bot_detail, name="bot"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
     path("matches/<int:pk>/frames/", replay_frames.frames_view, name="match-frames"),
+    path("tournaments/", tournament_views.tournament_list, name="tournaments"),
+    path("tournaments/new/", tournament_views.tournament_new, name="tournament-new"),
+    path("tournaments/<int:pk>/", tournament_views.tournament_detail, name="tournament"),
+    path("tournaments/<int:pk>/join/", tournament_views.tournament_join, name="tournament-join"),
+    path("tournaments/<int:pk>/<str:action>/", tournament_views.tournament_control, name="tournament-control"),
     path("docs/", docs_pages.doc_page, name="docs"),
     path("docs/<slug:slug>/", docs_pages.doc_page, name="doc"),
 ]

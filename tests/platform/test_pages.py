@@ -69,3 +69,33 @@ def test_it_lists_bots_in_a_fixed_number_of_queries(client, house_bots, django_a
     with django_assert_max_num_queries(4):
         page = client.get("/bots/")
     assert all(f'href="/bots/{bot.name}/"' in page.content.decode() for bot in house_bots)
+
+
+def test_it_shows_a_finished_tournament_with_standings_crosstable_and_trophies(client, alice, as_user, house_bots):
+    from tests.platform.test_tournaments_platform import host_tournament, run_to_the_end
+    from tournaments import running
+    from tournaments.models import Tournament
+
+    field = ["greedy-bura", "greedy-p75-bura", "greedy-p25-bura", "random-bura"]
+    pk = host_tournament(alice, as_user, field, name="Page Cup")
+    running.start(Tournament.objects.get(pk=pk))
+    run_to_the_end(pk)
+    html = client.get(f"/tournaments/{pk}/").content.decode()
+    assert "Standings" in html and "Crosstable" in html and "Round 3" in html
+    assert client.get("/tournaments/").status_code == 200
+    knockout = host_tournament(alice, as_user, field, name="Page KO", format="knockout")
+    running.start(Tournament.objects.get(pk=knockout))
+    run_to_the_end(knockout)
+    assert 'class="chart bracket"' in client.get(f"/tournaments/{knockout}/").content.decode()
+
+
+def test_it_lets_a_signed_in_user_host_a_tournament_from_the_form(client, alice):
+    client.force_login(alice)
+    answer = client.post("/tournaments/new/", {"name": "Form Cup", "preset": "bura", "format": "swiss",
+                                               "rounds": 3, "deals": 1, "move_ms": 1000, "entry": "open",
+                                               "max_entries": 8, "starts_at": "2020-01-01 10:00"})
+    assert answer.status_code == 200 and "must be in the future" in answer.content.decode()
+    answer = client.post("/tournaments/new/", {"name": "Form Cup", "preset": "bura", "format": "swiss",
+                                               "rounds": 3, "deals": 1, "move_ms": 1000, "entry": "open",
+                                               "max_entries": 8, "starts_at": "2099-01-01 10:00"})
+    assert answer.status_code == 302
