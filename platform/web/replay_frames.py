@@ -296,6 +296,9 @@ def _meta(run: _Pass, viewer: int | None) -> dict[str, Any]:
         "deals": [{"step": k, "deal": run.deal[k]} for k in range(run.steps + 1)
                   if k == 0 or run.deal[k] != run.deal[k - 1]],
         "marks": run.marks(viewer, run.state_at(run.steps)),
+        "deal_totals": [{"step": run.step_of_event(i), "deal": e.get("deal"),
+                         "totals": side_totals(e, run.teams, run.seats)}
+                        for i, e in enumerate(run.full_events) if e.get("type") == "deal_end"],
     }
 
 
@@ -398,3 +401,23 @@ def cached_replay(sha256: str) -> dict[str, Any]:
     if found is not None:
         return found.replay
     return load_stored(sha256)
+
+
+def score_chart(sha256: str, title: str):
+    """The match page's score-progression SVG: each side's running total after every deal, from the stored
+    replay's outcome (kept in the Django cache, keyed by the replay's hash)."""
+    from bots import blobs
+    from web.charts import score_progression
+
+    key = f"score-series:{CACHE_VERSION}:{sha256}"
+    found = cache.get(key)
+    if found is None:
+        try:
+            found = score_series(cached_replay(sha256))
+        except (blobs.BlobMissing, blobs.BlobCorrupt, ValueError, KeyError):
+            found = ([], [], "score")
+        cache.set(key, found, CACHE_SECONDS)
+    series, labels, kind = found
+    if not series:
+        return ""
+    return score_progression(series, labels, f"{title} ({'penalty points' if kind == 'penalty' else 'points'})")

@@ -29,6 +29,7 @@ from ratings.api import head_to_head
 from ratings.models import Rating, RatingSnapshot
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
+from web.replay_frames import score_chart
 
 RECENT = 20
 
@@ -175,8 +176,11 @@ def match_detail(request, pk: int):
     seats = [{"row": s, "private": can_see_private(request.user, s.version.bot),
               "detail": s.detail if detail_visible(request.user, s) else ""} for s in match.seats.all()]
     replay_visible = match.kind != Match.Kind.VALIDATION or any(s["private"] for s in seats)
+    scores_chart = score_chart(match.replay_sha256, f"Match {match.pk}") if replay_visible and match.replay_sha256 \
+        else ""
     return render(request, "web/match_detail.html", {"match": match, "seats": seats, "replay_visible": replay_visible,
-                                                     "reproduce": reproduce_command(match)})
+                                                     "reproduce": reproduce_command(match),
+                                                     "scores_chart": scores_chart})
 
 
 SORTS = {"rating": None, "games": "-games", "score": "-score", "name": "bot__name", "live": "-live_mu"}

@@ -1,0 +1,573 @@
+/* The replay viewer of the match page: frames from /matches/<id>/frames/, drawn with the DOM.
+ *
+ * No framework and nothing loaded from elsewhere (the site works offline). Every text that comes from a
+ * replay (bot names, cards, verdict details) is put in the page with textContent, never as HTML.
+ * Frames are fetched in chunks and kept per seat view; the position is kept in the URL hash
+ * (#step=N&seat=S) so a link opens the same moment from the same seat's eyes.
+ */
+(function () {
+  "use strict";
+
+  var root = document.getElementById("replay-viewer");
+  if (!root) return;
+
+  var CHUNK = 100;
+  var SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  var RANKS = { T: "10" };
+  var CARD_POINTS = { A: 11, T: 10, K: 4, Q: 3, J: 2 };
+  var SPEEDS = [0.5, 1, 2, 4, 8, 16];
+
+  var urlBase = root.getAttribute("data-frames-url");
+  var ui = {
+    seat: root.querySelector("#rv-seat"),
+    range: root.querySelector("#rv-range"),
+    marks: root.querySelector("#rv-marks"),
+    step: root.querySelector("#rv-step"),
+    text: root.querySelector("#rv-text"),
+    table: root.querySelector("#rv-table"),
+    scores: root.querySelector("#rv-scores"),
+    events: root.querySelector("#rv-events"),
+    play: root.querySelector("#rv-play"),
+    speed: root.querySelector("#rv-speed"),
+    link: root.querySelector("#rv-link"),
+    status: root.querySelector("#rv-status"),
+  };
+
+  var meta = null;
+  var cache = {};       // seat key -> {frames: [], loading: {chunkStart: promise}}
+  var view = "all";     // "all" or a seat number as text
+  var current = 0;
+  var timer = null;
+  var shown = -1;
+
+  // ------------------------------------------------------------------------------------------ helpers
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  function seatName(s) {
+    var name = meta && meta.names && meta.names[s];
+    return "seat " + s + (name ? " · " + name : "");
+  }
+
+  function isTrump(card, obs) {
+    if (!card || card === "??") return false;
+    var game = meta.game;
+    if (game === "kozel") {
+      return card === "6C" || card[0] === "Q" || card[0] === "J" || card[1] === "D";
+    }
+    if (game === "bura") return obs && obs.trump && card[1] === obs.trump;
+    return false;
+  }
+
+  function isWild(card) {
+    return meta.game === "burraco" && (card === "X" || (card && card[0] === "2"));
+  }
+
+  function cardNode(card, obs) {
+    var node = el("span", "pc");
+    node.setAttribute("data-card", card);
+    if (card === "??") {
+      node.className += " back";
+      node.title = "hidden";
+      return node;
+    }
+    if (card === "X") {
+      node.className += " joker wild";
+      node.textContent = "★";
+      node.title = "joker";
+      return node;
+    }
+    var suit = card.slice(-1);
+    var rank = card.slice(0, -1);
+    node.textContent = (RANKS[rank] || rank) + (SUITS[suit] || suit);
+    node.className += " s-" + suit;
+    if (isTrump(card, obs)) {
+      node.className += " trump";
+      node.title = "trump";
+    }
+    if (isWild(card)) {
+      node.className += " wild";
+      node.title = "wild card";
+    }
+    return node;
+  }
+
+  function cardRow(cards, obs, cls, wildIndex) {
+    var row = el("span", "cards" + (cls ? " " + cls : ""));
+    (cards || []).forEach(function (c, i) {
+      var node = cardNode(String(c), obs);
+      // in a meld only the card standing for another is wild; a two in its own place is natural
+      if (wildIndex !== undefined && i !== wildIndex) node.classList.remove("wild");
+      row.appendChild(node);
+    });
+    if (!cards || !cards.length) row.appendChild(el("span", "muted", "—"));
+    return row;
+  }
+
+  function backs(n) {
+    var list = [];
+    for (var i = 0; i < n; i++) list.push("??");
+    return list;
+  }
+
+  function points(cards) {
+    var total = 0;
+    (cards || []).forEach(function (c) { total += CARD_POINTS[String(c)[0]] || 0; });
+    return total;
+  }
+
+  function line(label, content) {
+    var row = el("div", "rv-line");
+    row.appendChild(el("span", "rv-label", label));
+    if (content instanceof Node) row.appendChild(content);
+    else row.appendChild(el("span", "", content));
+    return row;
+  }
+
+  // ------------------------------------------------------------------------------------------ data
+
+  function store(key) {
+    if (!cache[key]) cache[key] = { frames: [], loading: {} };
+    return cache[key];
+  }
+
+  function load(key, start) {
+    var chunkStart = Math.floor(start / CHUNK) * CHUNK;
+    var entry = store(key);
+    if (entry.loading[chunkStart]) return entry.loading[chunkStart];
+    var url = urlBase + "?seat=" + encodeURIComponent(key) + "&start=" + chunkStart + "&count=" + CHUNK;
+    entry.loading[chunkStart] = fetch(url, { credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) throw new Error("the server answered " + response.status);
+      return response.json();
+    }).then(function (body) {
+      if (body.meta && !meta) meta = body.meta;
+      body.frames.forEach(function (f) { entry.frames[f.step] = f; });
+      return body;
+    }).catch(function (err) {
+      delete entry.loading[chunkStart];
+      ui.status.textContent = "Could not load the replay: " + err.message;
+      throw err;
+    });
+    return entry.loading[chunkStart];
+  }
+
+  function frameAt(step) {
+    var entry = cache[view];
+    return entry ? entry.frames[step] : undefined;
+  }
+
+  function ensure(step) {
+    if (frameAt(step)) return Promise.resolve(frameAt(step));
+    return load(view, step).then(function () { return frameAt(step); });
+  }
+
+  // ------------------------------------------------------------------------------------------ drawing
+
+  function viewerObs(frame) {
+    var keys = Object.keys(frame.views);
+    return frame.views[keys[0]];
+  }
+
+  function drawHands(frame, box) {
+    var base = viewerObs(frame);
+    var sizes = base.hand_sizes || [];
+    var hands = el("div", "rv-hands");
+    for (var s = 0; s < meta.seats; s++) {
+      var obs = frame.views[String(s)];
+      var panel = el("div", "rv-seat");
+      panel.setAttribute("data-seat", s);
+      if (frame.to_move === s) panel.className += " to-move";
+      if (frame.actor === s) panel.className += " actor";
+      var head = el("div", "rv-seat-name", seatName(s));
+      if (frame.to_move === s) head.appendChild(el("span", "tag", "to move"));
+      panel.appendChild(head);
+      var cards = obs ? obs.hand : backs(sizes[s] || 0);
+      var row = cardRow(cards, base, "hand");
+      row.setAttribute("data-hand", s);
+      panel.appendChild(row);
+      hands.appendChild(panel);
+    }
+    box.appendChild(hands);
+  }
+
+  function drawBura(obs, box) {
+    var info = el("div", "rv-info");
+    var trump = el("span", "");
+    trump.appendChild(el("span", "", "trump " + (SUITS[obs.trump] || obs.trump) + " "));
+    if (obs.trump_card) trump.appendChild(cardNode(obs.trump_card, obs));
+    info.appendChild(line("Trump", trump));
+    info.appendChild(line("Stock", String(obs.stock) + " cards"));
+    if (obs.claim_target) info.appendChild(line("Claim at", String(obs.claim_target) + " points"));
+    if (obs.multiplier && obs.multiplier !== 1) info.appendChild(line("Stakes", "×" + obs.multiplier));
+    box.appendChild(info);
+
+    var trick = el("div", "rv-trick");
+    trick.appendChild(el("h4", "", "Trick"));
+    if (obs.trick && obs.trick.plays) {
+      obs.trick.plays.forEach(function (p) {
+        var play = el("div", "rv-play");
+        play.appendChild(el("span", "rv-label", seatName(p.seat) + (p.face_down ? " (face down)" : "")));
+        play.appendChild(cardRow(p.cards, obs));
+        trick.appendChild(play);
+      });
+      if (obs.trick.best_seat !== undefined && obs.trick.best_seat !== null) {
+        trick.appendChild(el("div", "muted", "best so far: seat " + obs.trick.best_seat));
+      }
+    } else {
+      trick.appendChild(el("span", "muted", "no trick on the table"));
+    }
+    box.appendChild(trick);
+
+    var piles = el("div", "rv-piles");
+    piles.appendChild(el("h4", "", "Tricks taken"));
+    (obs.piles || []).forEach(function (pile, s) {
+      var known = (pile.face_up || []).concat(pile.face_down_known || []);
+      var unknown = pile.count - known.length;
+      var row = el("div", "rv-pile");
+      row.appendChild(el("span", "rv-label", seatName(s) + ": " + pile.count + " cards, " + points(known) +
+        " points" + (unknown > 0 ? " known (" + unknown + " face down unseen)" : "")));
+      row.appendChild(cardRow(pile.face_up, obs, "small"));
+      if (pile.face_down_known && pile.face_down_known.length) {
+        row.appendChild(el("span", "muted", " face down: "));
+        row.appendChild(cardRow(pile.face_down_known, obs, "small"));
+      }
+      piles.appendChild(row);
+    });
+    box.appendChild(piles);
+
+    if (obs.combinations && obs.combinations.length) {
+      var combos = el("div", "rv-combos");
+      combos.appendChild(el("h4", "", "Combinations shown"));
+      obs.combinations.forEach(function (c) {
+        var row = el("div", "");
+        row.appendChild(el("span", "rv-label", seatName(c.seat) + ": " + c.name + (c.effect ? " (" + c.effect + ")" : "")));
+        row.appendChild(cardRow(c.cards, obs, "small"));
+        combos.appendChild(row);
+      });
+      box.appendChild(combos);
+    }
+    var deal = el("div", "rv-info");
+    deal.appendChild(line("Penalties", (obs.penalties || []).join(" · ")));
+    deal.appendChild(line("Deals won", (obs.deals_won || []).join(" · ")));
+    box.appendChild(deal);
+  }
+
+  function drawKozel(obs, box) {
+    var info = el("div", "rv-info");
+    var legend = el("span", "rv-legend");
+    legend.appendChild(el("span", "", "permanent: "));
+    legend.appendChild(cardRow(["6C", "QC", "JC", "AD"], obs, "small"));
+    legend.appendChild(el("span", "muted", " — the six of clubs, every queen, jack and diamond"));
+    info.appendChild(line("Trumps", legend));
+    info.appendChild(line("Contract", String(obs.contract) + (obs.soloist !== null && obs.soloist !== undefined ?
+      ", soloist seat " + obs.soloist : "")));
+    info.appendChild(line("Sides", (obs.sides || []).map(function (side) { return side.join("+"); }).join(" vs ")));
+    if (obs.widow) info.appendChild(line("Widow", cardRow(obs.widow, obs, "small")));
+    if (obs.discard) info.appendChild(line("Discard", cardRow(obs.discard, obs, "small")));
+    box.appendChild(info);
+
+    var trick = el("div", "rv-trick");
+    trick.appendChild(el("h4", "", "Trick" + (obs.led ? " (led: " + (obs.led === "trump" ? "trump" : SUITS[obs.led] || obs.led) + ")" : "")));
+    if (obs.trick && obs.trick.length) {
+      obs.trick.forEach(function (card, i) {
+        var play = el("div", "rv-play");
+        var seat = (obs.leader + i) % meta.seats;
+        play.appendChild(el("span", "rv-label", seatName(seat)));
+        play.appendChild(cardNode(card, obs));
+        trick.appendChild(play);
+      });
+    } else {
+      trick.appendChild(el("span", "muted", "leader: seat " + obs.leader));
+    }
+    box.appendChild(trick);
+
+    var taken = el("div", "rv-piles");
+    taken.appendChild(el("h4", "", "Tricks this deal"));
+    (obs.sides || []).forEach(function (side, k) {
+      taken.appendChild(line("Side " + side.join("+"), (obs.tricks_won || [])[k] + " tricks, " +
+        (obs.points_taken || [])[k] + " points"));
+    });
+    var last = obs.tricks && obs.tricks.length ? obs.tricks[obs.tricks.length - 1] : null;
+    if (last) {
+      var row = el("div", "rv-play");
+      row.appendChild(el("span", "rv-label", "last trick → seat " + last.winner + ", " + last.points + " points"));
+      row.appendChild(cardRow(last.cards, obs, "small"));
+      taken.appendChild(row);
+    }
+    box.appendChild(taken);
+  }
+
+  function drawBurraco(obs, box) {
+    var info = el("div", "rv-info");
+    info.appendChild(line("Stock", String(obs.stock) + " cards"));
+    var pile = obs.discard_pile || [];
+    info.appendChild(line("Discard pile (" + pile.length + ")", cardRow(pile, obs, "small pile")));
+    if (obs.locked_card) info.appendChild(line("Locked", cardNode(obs.locked_card, obs)));
+    var pz = el("span", "");
+    (obs.pozzetti || []).forEach(function (p, k) {
+      pz.appendChild(el("span", "tag", "team " + k + ": " + (p.taken ? "taken by seat " + p.by + " (" + p.mode + ")" : "waiting")));
+      pz.appendChild(document.createTextNode(" "));
+    });
+    info.appendChild(line("Pozzetti", pz));
+    if (obs.last_turn) info.appendChild(line("Last turn", "yes"));
+    box.appendChild(info);
+
+    var teams = obs.teams || meta.teams;
+    teams.forEach(function (team, t) {
+      var melds = el("div", "rv-melds");
+      melds.setAttribute("data-team", t);
+      melds.appendChild(el("h4", "", "Melds of team " + t + " (seats " + team.join("+") + ")"));
+      var mine = (obs.melds || []).filter(function (m) { return m.team === t; });
+      if (!mine.length) melds.appendChild(el("span", "muted", "none yet"));
+      mine.forEach(function (m) {
+        var row = el("div", "rv-meld" + (m.burraco ? " burraco" : ""));
+        var label = (m.kind === "set" ? "set of " + m.rank : "run in " + (SUITS[m.suit] || m.suit)) + ", " +
+          m.points + " pts";
+        if (m.burraco) label += m.clean ? " · clean burraco" : " · dirty burraco";
+        row.appendChild(el("span", "rv-label", label));
+        row.appendChild(cardRow(m.cards, obs, "small", m.wild ? m.wild.index : -1));
+        melds.appendChild(row);
+      });
+      box.appendChild(melds);
+    });
+  }
+
+  function drawTable(frame) {
+    clear(ui.table);
+    var obs = viewerObs(frame);
+    drawHands(frame, ui.table);
+    var board = el("div", "rv-board");
+    if (meta.game === "bura") drawBura(obs, board);
+    else if (meta.game === "kozel") drawKozel(obs, board);
+    else if (meta.game === "burraco") drawBurraco(obs, board);
+    ui.table.appendChild(board);
+  }
+
+  function drawScores(frame) {
+    clear(ui.scores);
+    var table = el("table", "grid rv-score-table");
+    var head = el("tr");
+    head.appendChild(el("th", "", "After deal"));
+    meta.sides.forEach(function (label) { head.appendChild(el("th", "", label)); });
+    table.appendChild(head);
+    (meta.deal_totals || []).forEach(function (d) {
+      if (d.step > frame.step) return;
+      var row = el("tr");
+      row.appendChild(el("td", "", d.deal));
+      d.totals.forEach(function (v) { row.appendChild(el("td", "", v)); });
+      table.appendChild(row);
+    });
+    var now = el("tr", "rv-now");
+    now.appendChild(el("td", "", "now"));
+    frame.totals.forEach(function (v) { now.appendChild(el("td", "", v)); });
+    table.appendChild(now);
+    ui.scores.appendChild(el("div", "muted", meta.points_kind === "penalty" ? "Penalty points (lower is better)" :
+      "Points (higher is better)"));
+    ui.scores.appendChild(table);
+  }
+
+  function drawEvents(frame) {
+    clear(ui.events);
+    frame.events.forEach(function (e) {
+      ui.events.appendChild(el("li", "", JSON.stringify(e)));
+    });
+  }
+
+  function drawEnd(frame) {
+    if (frame.step !== meta.steps) return;
+    var end = el("div", "rv-end");
+    var r = meta.result || {};
+    end.appendChild(el("strong", "", "End of the match (" + (r.ended_by || "") + "): ranks " +
+      JSON.stringify(r.ranks) + ", points " + JSON.stringify(r.points)));
+    (meta.verdicts || []).forEach(function (v) {
+      end.appendChild(el("div", "bad", seatName(v.seat) + ": " + v.verdict + (v.code ? " (" + v.code + ")" : "") +
+        (v.detail ? " — " + v.detail : "")));
+    });
+    if (meta.rejected) {
+      end.appendChild(el("div", "bad", "rejected action of seat " + meta.rejected.seat + ": " + meta.rejected.error));
+    }
+    ui.table.insertBefore(end, ui.table.firstChild);
+  }
+
+  function draw(frame) {
+    shown = frame.step;
+    ui.step.textContent = "step " + frame.step + " / " + meta.steps + " · deal " + frame.deal;
+    ui.text.textContent = frame.text;
+    ui.range.value = String(frame.step);
+    drawTable(frame);
+    drawEnd(frame);
+    drawScores(frame);
+    drawEvents(frame);
+    var hash = "#step=" + frame.step + "&seat=" + view;
+    ui.link.setAttribute("href", hash);
+    if (window.location.hash !== hash) history.replaceState(null, "", hash);
+    root.setAttribute("data-step", String(frame.step));
+    root.setAttribute("data-view", view);
+    // keep the next chunk coming before it is needed
+    if (frame.step + 20 < meta.steps && !frameAt(Math.min(meta.steps, frame.step + 20))) {
+      load(view, frame.step + 20).catch(function () {});
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ moving
+
+  function go(step) {
+    if (!meta) return Promise.resolve();
+    step = Math.max(0, Math.min(meta.steps, step));
+    current = step;
+    root.setAttribute("aria-busy", "true");
+    return ensure(step).then(function (frame) {
+      if (current === step && frame) {
+        draw(frame);
+        root.removeAttribute("aria-busy");
+      }
+    });
+  }
+
+  function nextWhere(test) {
+    // the first later frame that passes test, loading chunks as needed
+    var step = current + 1;
+    function scan() {
+      if (step > meta.steps) return go(meta.steps);
+      return ensure(step).then(function (frame) {
+        if (test(frame)) return go(step);
+        step += 1;
+        return scan();
+      });
+    }
+    return scan();
+  }
+
+  function nextDeal() {
+    var later = (meta.deals || []).filter(function (d) { return d.step > current; });
+    return go(later.length ? later[0].step : meta.steps);
+  }
+
+  function nextTrick() {
+    var kinds = meta.game === "burraco" ? ["discard"] : ["trick"];
+    return nextWhere(function (frame) {
+      return frame.events.some(function (e) { return kinds.indexOf(e.type) >= 0; });
+    });
+  }
+
+  function stop() {
+    if (timer) clearInterval(timer);
+    timer = null;
+    ui.play.textContent = "▶ Play";
+    ui.play.setAttribute("aria-pressed", "false");
+  }
+
+  function play() {
+    if (timer) return stop();
+    if (current >= meta.steps) go(0);
+    ui.play.textContent = "⏸ Pause";
+    ui.play.setAttribute("aria-pressed", "true");
+    timer = setInterval(function () {
+      if (current >= meta.steps) return stop();
+      go(current + 1);
+    }, 800 / Number(ui.speed.value || 1));
+  }
+
+  function setView(key) {
+    view = key;
+    ui.seat.value = key;
+    return go(current);
+  }
+
+  // ------------------------------------------------------------------------------------------ setup
+
+  function drawMarks() {
+    clear(ui.marks);
+    var span = Math.max(1, meta.steps);
+    (meta.marks || []).forEach(function (m) {
+      if (m.kind === "deal-end") return;  // the next deal's mark sits at the same step
+      var dot = el("button", "rv-mark k-" + m.kind);
+      dot.type = "button";
+      dot.style.left = (100 * m.step / span) + "%";
+      dot.title = m.label + " (step " + m.step + ")";
+      dot.setAttribute("aria-label", m.label);
+      dot.setAttribute("data-step", m.step);
+      dot.addEventListener("click", function () { stop(); go(m.step); });
+      ui.marks.appendChild(dot);
+    });
+  }
+
+  function readHash() {
+    var found = {};
+    window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var kv = part.split("=");
+      if (kv.length === 2) found[kv[0]] = decodeURIComponent(kv[1]);
+    });
+    return found;
+  }
+
+  function bind() {
+    root.querySelector("#rv-first").addEventListener("click", function () { stop(); go(0); });
+    root.querySelector("#rv-back").addEventListener("click", function () { stop(); go(current - 1); });
+    root.querySelector("#rv-forward").addEventListener("click", function () { stop(); go(current + 1); });
+    root.querySelector("#rv-trick").addEventListener("click", function () { stop(); nextTrick(); });
+    root.querySelector("#rv-deal").addEventListener("click", function () { stop(); nextDeal(); });
+    root.querySelector("#rv-last").addEventListener("click", function () { stop(); go(meta.steps); });
+    ui.play.addEventListener("click", play);
+    ui.speed.addEventListener("change", function () { if (timer) { stop(); play(); } });
+    ui.seat.addEventListener("change", function () { setView(ui.seat.value); });
+    ui.range.addEventListener("input", function () { stop(); go(Number(ui.range.value)); });
+    document.addEventListener("keydown", function (e) {
+      var tag = (e.target && e.target.tagName) || "";
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      if (tag === "INPUT" && e.target !== ui.range) return;
+      if (tag === "TEXTAREA" || tag === "SELECT") return;
+      var handled = true;
+      if (e.key === " " || e.key === "Spacebar") play();
+      else if (e.key === "ArrowRight") { stop(); go(current + 1); }
+      else if (e.key === "ArrowLeft") { stop(); go(current - 1); }
+      else if (e.key === "Home") { stop(); go(0); }
+      else if (e.key === "End") { stop(); go(meta.steps); }
+      else if (e.key === "n" || e.key === "N") { stop(); nextDeal(); }
+      else if (e.key === "t" || e.key === "T") { stop(); nextTrick(); }
+      else handled = false;
+      if (handled) e.preventDefault();
+    });
+    window.addEventListener("hashchange", function () {
+      var h = readHash();
+      if (h.seat && h.seat !== view && ui.seat.querySelector('option[value="' + CSS.escape(h.seat) + '"]')) {
+        view = h.seat;
+        ui.seat.value = h.seat;
+      }
+      if (h.step !== undefined && Number(h.step) !== shown) go(Number(h.step) || 0);
+    });
+  }
+
+  function start() {
+    SPEEDS.forEach(function (s) {
+      var option = el("option", "", s + "×");
+      option.value = String(s);
+      if (s === 2) option.selected = true;
+      ui.speed.appendChild(option);
+    });
+    var h = readHash();
+    if (h.seat && ui.seat.querySelector('option[value="' + CSS.escape(h.seat) + '"]')) view = h.seat;
+    ui.seat.value = view;
+    var wanted = Math.max(0, Number(h.step) || 0);
+    // the first chunk carries the match's marks; the wanted position's chunk may be another
+    load(view, 0).then(function () {
+      ui.range.max = String(meta.steps);
+      drawMarks();
+      bind();
+      ui.status.textContent = "";
+      root.classList.add("ready");
+      return go(wanted);
+    }).catch(function () {});
+  }
+
+  start();
+})();
