@@ -241,3 +241,19 @@ def test_a_script_whose_interpreter_exists_starts(tmp_path, first_line):
     os.chmod(tmp_path / "main", 0o755)
     with start(["./main"], tmp_path, Limits(wall_seconds=10)) as proc:
         assert read_until(proc, lines=1) == b"hello\n"
+
+
+def test_unsafe_is_born_in_its_cgroups_as_the_workers_child(tmp_path):
+    from sandbox import cgroups, launcher
+
+    if cgroups.detect().v2_home is None or not launcher.clone3_available():
+        pytest.skip("no cgroup v2 or no clone3 here")
+    (tmp_path / "echo.py").write_text((HOSTILE / "echo.py").read_text())
+    with start(["python3", "echo.py"], tmp_path, Limits(wall_seconds=30), backend="unsafe", allow_unsafe=True,
+               use_cgroups=True) as proc:  # fmt: skip
+        assert read_until(proc, lines=1) == b'{"type": "ready"}\n'
+        assert proc.pid != proc._popen.pid  # cloned into its v2 group (CLONE_INTO_CGROUP), not migrated
+        status = dict(line.split(":\t", 1) for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines())
+        assert int(status["PPid"]) == os.getpid()
+        for folder in proc._confinement._cgroups.dirs:
+            assert proc.pid in {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}, folder
