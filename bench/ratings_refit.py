@@ -6,8 +6,9 @@ at random (a well-mixed pool), and a ladder where every match pairs versions at 
 true strength (the way matchmaking by rating pairs them).
 Per schedule: building the compact outcomes from id arrays, a cold fit, a warm-started fit (the beat
 job's refit, from the previous ratings), the peak resident memory, and how well the fit recovers the
-true strengths. ``--general`` also times the general builder (one MatchResult per match, as for team
-and multi-seat presets) on the same matches.
+true strengths. ``--general`` also times the general builders (for team and multi-seat presets) on the
+same matches: from seat arrays (one row per seat, as a query of seat rows returns) and from one
+MatchResult object per match.
 
     .venv/bin/python bench/ratings_refit.py --matches 1000000 --versions 10000
 """
@@ -78,13 +79,18 @@ def run(label: str, matches: int, versions: int, ladder: bool, general: bool) ->
           f"dispersion {cold.dispersion:.3f}")
     if general:
         start = time.perf_counter()
+        seats = Outcomes.from_seats(np.repeat(ids, 2), np.stack([first, second], axis=1).ravel(),
+                                    np.stack([np.where(score == 0, 2, 1), np.where(score == 1, 2, 1)], axis=1).ravel())
+        print(f"{'':<8} general builders: seat arrays {time.perf_counter() - start:5.2f} s for {2 * matches} seat rows",
+              end="")
+        start = time.perf_counter()
         results = {int(i): MatchResult(seats=(int(a), int(b)), ranks=(1, 2) if s == 1 else (2, 1) if s == 0 else (1, 1))
                    for i, a, b, s in zip(ids, first, second, score, strict=True)}
         made = time.perf_counter() - start
         start = time.perf_counter()
-        Outcomes.from_results(results)
-        print(f"{'':<8} general builder: {time.perf_counter() - start:5.2f} s for {matches} MatchResults "
-              f"(making them {made:.2f} s)  peak RSS {peak_mb():6.0f} MB")
+        same = Outcomes.from_results(results)
+        print(f"; MatchResults {time.perf_counter() - start:5.2f} s (making them {made:.2f} s)  "
+              f"peak RSS {peak_mb():6.0f} MB; same outcomes: {bool(np.array_equal(same.score, seats.score))}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,10 +2,11 @@
 
 Model: an outcome row x (see outcomes.py) is won by its + side with probability σ(x·θ), σ the logistic
 function, θ the players' log-strengths in nats (Bradley–Terry 1952; Elo's curve once θ is put on the Elo
-scale). A draw counts as half a win (score ½), the way Elo, Ordo and every chess list score it. A Gaussian
-prior θ ~ N(0, PRIOR_SD²) keeps a perfect record or an isolated group finite; because every outcome row
-sums to zero, the optimum has mean θ exactly 0, which is what anchors the scale: the mean of a preset's
-rated versions is 1500.
+scale). A draw counts as half a win (score ½), the way Elo, Ordo and every chess list score it. The prior
+is VIRTUAL_DRAWS virtual draws per version, spread over the comparisons it took part in (keeps a perfect
+record finite, pulls only versions that met towards each other), and a wide Gaussian θ ~ N(0, PRIOR_SD²)
+that only matters for a group of versions that never met the rest. Every outcome row sums to zero, so the
+optimum has mean θ exactly 0: that anchors the scale, the mean of a preset's rated versions is 1500.
 
 The fit maximises the log posterior with Newton's method (a concave objective, backtracking line search),
 solving each step with a Cholesky factorisation when there are few players and with conjugate gradients
@@ -16,10 +17,12 @@ results give the same numbers. A warm start (previous ratings) only saves iterat
 Uncertainty: the Laplace approximation, covariance = (Fisher information / φ + prior precision)⁻¹, where
 φ is the dispersion estimated from the Pearson statistic of the units (quasi-likelihood, McCullagh &
 Nelder 1989 §4.5): draws and duplicate sets whose luck cancels make a unit's score less variable than a
-coin toss with the same odds, so φ < 1 and intervals narrow to what the data show. The covariance is exact
-up to DENSE_LIMIT rated versions; above it each variance is approximated to second order from the sparse
-Hessian (the version's own games plus its opponents' uncertainty). A version is provisional while its 95%
-interval is wider than ±PROVISIONAL_HALF_WIDTH Elo.
+coin toss with the same odds, so φ < 1 and intervals narrow to what the data show. Intervals are for the
+rating relative to the anchor (θ − mean θ). The covariance is exact up to DENSE_LIMIT rated versions; above
+it each variance is a second-order bound from the sparse Hessian (the version's own games plus its
+opponents' uncertainty) plus the part the bound misses, solved exactly for CALIBRATION_SAMPLE versions
+spread over the table and interpolated by rating order. The difference of two versions (for LOS) is always
+exact. A version is provisional while its 95% interval is wider than ±PROVISIONAL_HALF_WIDTH Elo.
 """
 
 from __future__ import annotations

@@ -58,30 +58,63 @@ class Outcomes:
         """Any preset: teams, several seats, duplicate sets. ``results`` maps match id → MatchResult."""
         if not isinstance(results, Mapping):
             raise TypeError("results must be a mapping of match id to MatchResult, so no match counts twice")
-        merged: dict[tuple, list[float]] = {}
-        seen: set = set()
-        for match_id, result in results.items():
-            seen.update(result.seats)
+        labels = list(results)
+        match, seat_players, ranks, teams, unit_of_match = [], [], [], [], []
+        units: dict[tuple, int] = {}
+        for k, match_id in enumerate(labels):
+            result = results[match_id]
+            n = len(result.seats)
+            if len(result.ranks) != n or n < 2:
+                raise ValueError(f"match {match_id!r}: needs one rank per seat and at least two seats")
+            groups = result.teams if result.teams is not None else [[s] for s in range(n)]
+            team = [-1] * n
+            for t, group in enumerate(groups):
+                for seat in group:
+                    if not 0 <= seat < n or team[seat] != -1:
+                        team[0] = -2
+                    else:
+                        team[seat] = t
+            if min(team) < 0:
+                raise ValueError(f"match {match_id!r}: teams must split seats 0..{n - 1} exactly once")
             unit = ("set", result.duplicate_set) if result.duplicate_set is not None else ("match", match_id)
-            for items, score, weight in _pairwise(match_id, result):
-                acc = merged.setdefault((unit, items), [0.0, 0.0])
-                acc[0] += weight * score
-                acc[1] += weight
-        players = _sorted_players(seen)
+            unit_of_match.append(units.setdefault(unit, len(units)))
+            match.extend([k] * n)
+            seat_players.extend(result.seats)
+            ranks.extend(result.ranks)
+            teams.extend(team)
+        players = _sorted_players(set(seat_players))
         index = {p: i for i, p in enumerate(players)}
-        rows = sorted(
-            (tuple((index[p], c) for p, c in items), total / weight, weight)
-            for (_, items), (total, weight) in merged.items()
-        )
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        indptr[1:] = np.cumsum([len(r[0]) for r in rows])
-        indices = np.fromiter((i for r in rows for i, _ in r[0]), dtype=np.int64, count=int(indptr[-1]))
-        data = np.fromiter((c for r in rows for _, c in r[0]), dtype=np.float64, count=int(indptr[-1]))
-        design = sparse.csr_matrix((data, indices, indptr), shape=(len(rows), len(players)))
-        patterns: dict[tuple, int] = {}
-        pattern = np.array([patterns.setdefault(r[0], len(patterns)) for r in rows], dtype=np.int64)
-        return cls(players, design, np.array([r[1] for r in rows], dtype=np.float64),
-                   np.array([r[2] for r in rows], dtype=np.float64), pattern)
+        return _build(np.array(match, dtype=np.int64), np.array([index[p] for p in seat_players], dtype=np.int64),
+                      players, np.array(ranks, dtype=np.int64), np.array(teams, dtype=np.int64),
+                      np.array(unit_of_match, dtype=np.int64), labels)
+
+    @classmethod
+    def from_seats(cls, match_ids, players, ranks, teams=None, duplicate_set=None) -> Outcomes:
+        """Any preset, vectorised: one entry per seat of every match (what a query of seat rows returns).
+
+        ``teams`` gives each seat's team label within its match (None: every seat is its own side);
+        ``duplicate_set`` each seat's match's set (None: every match is its own unit; a match outside any
+        set needs a label of its own). A match's seats share its id, so a match cannot be given twice.
+        """
+        match_ids, players, ranks = np.asarray(match_ids), np.asarray(players), np.asarray(ranks, dtype=np.int64)
+        n = len(match_ids)
+        if not len(players) == len(ranks) == n:
+            raise ValueError("match_ids, players and ranks must have one entry per seat")
+        if (teams is not None and len(teams) != n) or (duplicate_set is not None and len(duplicate_set) != n):
+            raise ValueError("teams and duplicate_set must have one entry per seat")
+        try:
+            labels, match = np.unique(match_ids, return_inverse=True)
+            keys, player = np.unique(players, return_inverse=True)
+        except TypeError:
+            raise TypeError("match ids and player keys must be mutually sortable (e.g. all ints)") from None
+        match, player = match.ravel(), player.ravel()
+        team = np.arange(n) if teams is None else np.unique(np.asarray(teams), return_inverse=True)[1].ravel()
+        if duplicate_set is None:
+            unit = np.arange(len(labels))
+        else:
+            first_seat = np.unique(match, return_index=True)[1]
+            unit = np.unique(np.asarray(duplicate_set)[first_seat], return_inverse=True)[1].ravel()
+        return _build(match, player, tuple(keys.tolist()), ranks, team.astype(np.int64), unit, labels.tolist())
 
     @classmethod
     def from_pairs(cls, match_ids, first, second, score, duplicate_set=None) -> Outcomes:
@@ -149,33 +182,88 @@ def _sorted_players(seen: set) -> tuple:
     return tuple(_sorted(seen))
 
 
-def _pairwise(match_id: Hashable, result: MatchResult):
-    """(canonical coefficient items, score of the + side, weight) for every pair of sides of one match."""
-    seats, ranks = list(result.seats), list(result.ranks)
-    if len(seats) != len(ranks) or len(seats) < 2:
-        raise ValueError(f"match {match_id!r}: needs one rank per seat and at least two seats")
-    teams = [list(t) for t in result.teams] if result.teams is not None else [[s] for s in range(len(seats))]
-    if sorted(s for t in teams for s in t) != list(range(len(seats))):
-        raise ValueError(f"match {match_id!r}: teams must split seats 0..{len(seats) - 1} exactly once")
-    side_ranks = []
-    for team in teams:
-        if len({ranks[s] for s in team}) != 1:
-            raise ValueError(f"match {match_id!r}: seats of one team have different ranks")
-        side_ranks.append(ranks[team[0]])
-    weight = 1.0 / (len(teams) - 1)
-    for i in range(len(teams)):
-        for j in range(i + 1, len(teams)):
-            coef: dict = {}
-            for s in teams[i]:
-                coef[seats[s]] = coef.get(seats[s], 0.0) + 1.0 / len(teams[i])
-            for s in teams[j]:
-                coef[seats[s]] = coef.get(seats[s], 0.0) - 1.0 / len(teams[j])
-            items = _sorted((p, c) for p, c in coef.items() if abs(c) > 1e-12)
-            if not items:
-                continue  # the same players on both sides
-            ri, rj = side_ranks[i], side_ranks[j]
-            score = 1.0 if ri < rj else 0.5 if ri == rj else 0.0
-            if items[0][1] < 0:  # canonical orientation: the first player's coefficient is positive
-                items = [(p, -c) for p, c in items]
-                score = 1.0 - score
-            yield tuple(items), score, weight
+SCALE = 720720  # divisible by every team size up to 16, so seat coefficients ±1/size are exact integers
+
+
+def _build(match: np.ndarray, player: np.ndarray, players: tuple, ranks: np.ndarray, team: np.ndarray,
+           unit: np.ndarray, labels: list) -> Outcomes:
+    """Outcomes from seat arrays: match index, player index, rank and team label per seat; unit per match."""
+    n_players = len(players)
+    empty = Outcomes(players, sparse.csr_matrix((0, n_players)), np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    if len(match) == 0:
+        return empty
+    # sides: (match, team); np.unique sorts them by match, then team
+    width = int(team.max()) + 1
+    side_keys, side = np.unique(match * width + team, return_inverse=True)
+    side = side.ravel()
+    n_sides = len(side_keys)
+    side_match = side_keys // width
+    low = np.full(n_sides, np.iinfo(np.int64).max)
+    high = np.full(n_sides, np.iinfo(np.int64).min)
+    np.minimum.at(low, side, ranks)
+    np.maximum.at(high, side, ranks)
+    if np.any(low != high):
+        bad = labels[side_match[np.argmax(low != high)]]
+        raise ValueError(f"match {bad!r}: seats of one team have different ranks")
+    sides_per_match = np.bincount(side_match)
+    if np.any(sides_per_match < 2):
+        raise ValueError(f"match {labels[np.argmax(sides_per_match < 2)]!r}: needs at least two sides")
+    size = np.bincount(side, minlength=n_sides)
+    seat_order = np.argsort(side, kind="stable")
+    side_start = np.cumsum(size) - size
+    # every pair of sides of a match: side i with each later side of the same match
+    position = np.arange(n_sides) - (np.cumsum(sides_per_match) - sides_per_match)[side_match]
+    later = sides_per_match[side_match] - 1 - position
+    left = np.repeat(np.arange(n_sides), later)
+    right = left + 1 + (np.arange(len(left)) - np.repeat(np.cumsum(later) - later, later))
+    n_pairs = len(left)
+    weight = 1.0 / (sides_per_match[side_match[left]] - 1)
+    score = np.where(low[left] < low[right], 1.0, np.where(low[left] == low[right], 0.5, 0.0))
+
+    def entries(sides: np.ndarray, sign: int):
+        counts = size[sides]
+        pair = np.repeat(np.arange(n_pairs), counts)
+        offset = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        seat = seat_order[np.repeat(side_start[sides], counts) + offset]
+        return pair, player[seat], np.repeat(sign * (SCALE // size[sides]), counts)
+
+    pair_l, player_l, q_l = entries(left, 1)
+    pair_r, player_r, q_r = entries(right, -1)
+    cells, inverse = np.unique(np.concatenate([pair_l, pair_r]) * n_players + np.concatenate([player_l, player_r]),
+                               return_inverse=True)
+    q = np.rint(np.bincount(inverse.ravel(), weights=np.concatenate([q_l, q_r]).astype(np.float64))).astype(np.int64)
+    cells, q = cells[q != 0], q[q != 0]  # a version on both sides cancels out
+    if len(cells) == 0:
+        return empty
+    cell_pair, cell_player = cells // n_players, cells % n_players
+    row_len = np.bincount(cell_pair, minlength=n_pairs)
+    row_start = np.cumsum(row_len) - row_len
+    live = np.flatnonzero(row_len > 0)
+    # canonical orientation: the lowest player's coefficient is positive
+    flip = np.zeros(n_pairs, dtype=bool)
+    flip[live] = q[row_start[live]] < 0
+    q = np.where(flip[cell_pair], -q, q)
+    score = np.where(flip, 1.0 - score, score)
+    # a pattern is a row's (player, coefficient) sequence; rows are padded to compare them as arrays
+    base = 2 * SCALE + 1
+    live_rank = np.cumsum(row_len > 0) - 1
+    padded = np.full((len(live), int(row_len.max())), -1, dtype=np.int64)
+    padded[live_rank[cell_pair], np.arange(len(cells)) - row_start[cell_pair]] = cell_player * base + q + SCALE
+    distinct, pattern = np.unique(padded, axis=0, return_inverse=True)
+    pattern = pattern.ravel()
+    # merge the rows of one unit with the same pattern: mean score, summed weight
+    n_patterns = len(distinct)
+    pair_unit = unit[side_match[left[live]]]
+    groups, member = np.unique(pair_unit * n_patterns + pattern, return_inverse=True)
+    member = member.ravel()
+    total = np.bincount(member, weights=weight[live])
+    won = np.bincount(member, weights=weight[live] * score[live])
+    group_pattern, group_score = groups % n_patterns, won / total
+    order = np.lexsort((total, group_score, group_pattern))
+    filled = distinct >= 0
+    codes = distinct[filled]
+    patterns = sparse.csr_matrix(((codes % base - SCALE) / SCALE, codes // base,
+                                  np.concatenate([[0], np.cumsum(filled.sum(axis=1))])),
+                                 shape=(n_patterns, n_players))
+    return Outcomes(players, patterns[group_pattern[order]], group_score[order], total[order],
+                    group_pattern[order].astype(np.int64))

@@ -342,3 +342,65 @@ def test_the_sparse_path_for_large_pools_agrees_with_the_exact_one(monkeypatch):
         assert s.half_width == pytest.approx(e.half_width, rel=0.05)
     assert sparse.los(0, 1) == pytest.approx(exact.los(0, 1), abs=1e-6)
     assert sparse.difference_sd(0, 1) == pytest.approx(exact.difference_sd(0, 1), rel=1e-6)
+
+
+def random_table_results(seed: int, matches: int) -> dict[int, MatchResult]:
+    """Mixed presets: 2 seats, 3 seats, and 2-against-2 teams (sometimes one bot per team), in duplicate sets."""
+    rng = random.Random(seed)
+    players = [f"v{i}" for i in range(9)]
+    results = {}
+    for i in range(matches):
+        kind = rng.choice(["solo", "three", "pairs", "one-bot-teams"])
+        if kind == "solo":
+            seats, teams = rng.sample(players, 2), None
+        elif kind == "three":
+            seats, teams = rng.sample(players, 3), None
+        elif kind == "pairs":
+            seats, teams = rng.sample(players, 4), ((0, 2), (1, 3))
+        else:
+            x, y = rng.sample(players, 2)
+            seats, teams = [x, y, x, y], ((0, 2), (1, 3))
+        if teams is None:
+            ranks = [rng.randint(1, len(seats)) for _ in seats]
+        else:
+            first, second = rng.choice([(1, 2), (2, 1), (1, 1)])
+            ranks = [first, second, first, second]
+        results[1000 + i] = MatchResult(seats=tuple(seats), ranks=tuple(ranks), teams=teams, duplicate_set=i // 3)
+    return results
+
+
+def test_seat_arrays_give_exactly_what_match_results_give():
+    results = random_table_results(6, 300)
+    by_results = Outcomes.from_results(results)
+    match_ids, players, ranks, teams, sets = [], [], [], [], []
+    for match_id, result in results.items():
+        team_of = {seat: t for t, group in enumerate(result.teams or [[s] for s in range(len(result.seats))])
+                   for seat in group}
+        for seat, player in enumerate(result.seats):
+            match_ids.append(match_id)
+            players.append(player)
+            ranks.append(result.ranks[seat])
+            teams.append(team_of[seat])
+            sets.append(result.duplicate_set)
+    order = np.random.default_rng(1).permutation(len(match_ids))  # seat rows in any order
+    by_seats = Outcomes.from_seats(*(np.array(x)[order] for x in (match_ids, players, ranks, teams, sets)))
+    assert by_seats.players == by_results.players
+    assert (by_seats.design != by_results.design).nnz == 0
+    assert np.array_equal(by_seats.score, by_results.score) and np.array_equal(by_seats.weight, by_results.weight)
+    assert fit(by_seats).table() == fit(by_results).table()
+
+
+def test_every_outcome_compares_sides_whose_coefficients_cancel():
+    outcomes = Outcomes.from_results(random_table_results(2, 200))
+    assert np.allclose(np.asarray(outcomes.design.sum(axis=1)).ravel(), 0)
+    assert set(np.round(np.abs(outcomes.design.data), 12)) <= {0.5, 1.0}
+    assert outcomes.design.nnz > 0 and np.all(outcomes.design.data != 0)
+
+
+def test_bad_seat_arrays_are_refused_with_a_clear_error():
+    with pytest.raises(ValueError, match="one entry per seat"):
+        Outcomes.from_seats([1, 1], ["a"], [1, 2])
+    with pytest.raises(ValueError, match="match 4: seats of one team have different ranks"):
+        Outcomes.from_seats([4, 4, 4, 4], ["a", "b", "c", "d"], [1, 2, 2, 1], teams=[0, 1, 0, 1])
+    with pytest.raises(ValueError, match="match 5: needs at least two sides"):
+        Outcomes.from_seats([5, 5], ["a", "b"], [1, 1], teams=[0, 0])
