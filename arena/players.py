@@ -72,7 +72,12 @@ class Player(Protocol):
     def ask(self, request: dict[str, Any], deadline: float, before: list[dict[str, Any]] = ()) -> dict[str, Any]:
         """Deliver ``before`` (the events since the seat's last request) and the request; return the answer."""
 
-    def close(self, farewell: list[dict[str, Any]]) -> SeatReport: ...
+    def hang_up(self, farewell: list[dict[str, Any]]) -> None:
+        """Deliver the last messages and close the bot's input; it may now exit (the referee hangs up on every
+        seat before closing any, so their exits overlap)."""
+
+    def close(self, farewell: list[dict[str, Any]] = ()) -> SeatReport:
+        """Hang up (if not done yet), end the bot, whatever is left of it, and report."""
 
 
 # ---- built-in bots ---------------------------------------------------------------------------------------
@@ -107,7 +112,10 @@ class BuiltinPlayer:
                 from None
         return {"type": "action", "id": request["id"], "action": action}
 
-    def close(self, farewell: list[dict[str, Any]]) -> SeatReport:
+    def hang_up(self, farewell: list[dict[str, Any]]) -> None:
+        """Nothing to tell: the bot's object is simply dropped."""
+
+    def close(self, farewell: list[dict[str, Any]] = ()) -> SeatReport:
         return self._report
 
 
@@ -297,6 +305,7 @@ class ExternalPlayer:
         self._stdin_fd = -1
         self._report = SeatReport()
         self._truncated = False
+        self._hung_up = False
 
     # -- lifecycle --
     def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
@@ -351,9 +360,10 @@ class ExternalPlayer:
                 continue
             data = data[written:]
 
-    def close(self, farewell: list[dict[str, Any]]) -> SeatReport:
-        if self._proc is None:
-            return self._report
+    def hang_up(self, farewell: list[dict[str, Any]]) -> None:
+        if self._proc is None or self._hung_up:
+            return
+        self._hung_up = True
         for message in farewell:  # best effort: a bot that stopped reading just misses its goodbye
             try:
                 self.send(message, time.monotonic() + 0.2)
@@ -361,6 +371,11 @@ class ExternalPlayer:
                 break
         with contextlib.suppress(OSError):  # through the file object: a raw close could later close a reused fd
             self._proc.stdin.close()
+
+    def close(self, farewell: list[dict[str, Any]] = ()) -> SeatReport:
+        if self._proc is None:
+            return self._report
+        self.hang_up(farewell)
         if self._truncated:
             self._proc.mark_output_truncated()
         report = self._proc.finish(grace_seconds=0.5)

@@ -8,9 +8,8 @@ is closed — its whole process tree killed — before the function returns.
 
 from __future__ import annotations
 
-import threading
+import contextlib
 import time
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -280,28 +279,6 @@ def _start_all(players: list[Player], control: TimeControl, game: str, preset: s
             return
 
 
-def at_once(work: Callable[[Any], Any], items: Iterable[Any]) -> list[BaseException | None]:
-    """Run ``work(item)`` for every item at the same time (threads; the last in this one) and wait for all.
-    Returns, per item, the exception it raised or None."""
-    items = list(items)
-    errors: list[BaseException | None] = [None] * len(items)
-
-    def run(i: int) -> None:
-        try:
-            work(items[i])
-        except BaseException as err:  # handed back to the caller, in order
-            errors[i] = err
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(items) - 1)]
-    for thread in threads:
-        thread.start()
-    if items:
-        run(len(items) - 1)
-    for thread in threads:
-        thread.join()
-    return errors
-
-
 def _ceiling(match_deadline: float, now: float) -> PlayerFailure:
     return PlayerFailure(protocol.ABORTED, "wall-ceiling", "the match reached its wall-clock ceiling while this "
                          "seat was within its own time: nobody's fault, the match is not scored")
@@ -346,14 +323,15 @@ def _close_all(players: list[Player], state: Any, cursors: list[int], teams: lis
         reason = "match over" if verdict.verdict == protocol.OK else (
             "match aborted" if verdict.verdict == protocol.ABORTED else f"forfeit: {verdict.verdict}")
         farewells.append([*farewell, summary, protocol.goodbye(reason)])
-    reports: list[SeatReport | None] = [None] * len(players)
-
-    def close(seat: int) -> None:
-        reports[seat] = players[seat].close(farewells[seat])
-
-    # Every seat's grace period and teardown overlap instead of adding up.
-    for seat, err in enumerate(at_once(close, range(len(players)))):
-        if err is not None:  # closing must not lose the result; record what went wrong instead
-            reports[seat] = SeatReport(stderr_tail=[protocol.printable(f"referee could not close this seat "
-                                                                       f"cleanly: {err}")])
+    reports: list[SeatReport] = []
+    # Every seat is told first, then each is closed: the bots' exits after their goodbye overlap.
+    for seat, player in enumerate(players):
+        with contextlib.suppress(Exception):  # close() below reports what went wrong with this seat
+            player.hang_up(farewells[seat])
+    for seat, player in enumerate(players):
+        try:
+            reports.append(player.close(farewells[seat]))
+        except Exception as err:  # closing must not lose the result; record what went wrong instead
+            reports.append(SeatReport(stderr_tail=[protocol.printable(f"referee could not close this seat "
+                                                                      f"cleanly: {err}")]))
     return reports

@@ -60,7 +60,11 @@ class Recording:
         self.sent.append([])
         return reply
 
-    def close(self, farewell):
+    def hang_up(self, farewell):
+        if hasattr(self._player, "hang_up"):  # a referee from before hang_up (for before/after figures)
+            self._player.hang_up(farewell)
+
+    def close(self, farewell=()):
         return self._player.close(farewell)
 
 

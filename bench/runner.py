@@ -79,7 +79,7 @@ def versus_plain(preset: str, games: int, backend: str, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as staging:
         schedule = build_schedule(preset=preset, overrides={}, bots=staged_bots(staging), games=games, base_seed=5,
                                   duplicate=False, time_control=TimeControl(), sandbox=backend)
-        per_round = max(1, games // rounds)
+        per_round = max(1, games // rounds) if rounds else 1
         chunks = [schedule.jobs[i:i + per_round] for i in range(0, len(schedule.jobs), per_round)]
         times = {"sandbox": 0.0, "plain": 0.0}
         for chunk in chunks:
@@ -102,7 +102,8 @@ def main() -> None:
     parser.add_argument("--preset", default="bura")
     parser.add_argument("--sandbox", default="unsafe", choices=("unsafe", "bwrap"))
     parser.add_argument("--versus-plain", action="store_true", help="sandboxed against plain subprocesses")
-    parser.add_argument("--rounds", type=int, default=4, help="with --versus-plain: alternate in this many rounds")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="with --versus-plain: alternate in this many rounds (default: every match)")
     args = parser.parse_args()
     if args.versus_plain:
         versus_plain(args.preset, args.games, args.sandbox, args.rounds)

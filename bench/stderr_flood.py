@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import sandbox
+from arena.bots import make_bot
 from arena.games import resolve
 from arena.players import BuiltinPlayer, ExternalPlayer
-from arena.bots import make_bot
 from arena.referee import TimeControl, play_match
 
 FLOODER = """

@@ -289,16 +289,21 @@ class Recorder:
     def ask(self, request, deadline, before=()):
         return self._inner.ask(request, deadline, before)
 
-    def close(self, farewell):
+    def hang_up(self, farewell):
+        self._log.append(("hang_up", self._seat))
+
+    def close(self, farewell=()):
+        self._log.append(("close", self._seat))
         return self._inner.close(farewell)
 
 
-def test_every_seat_is_launched_before_the_referee_waits_for_any_ready():
+def test_every_seat_is_launched_before_the_referee_waits_for_any_ready_and_hung_up_before_any_is_closed():
     _, rules = resolve("bura-3p")
     log = []
     players = [Recorder(builtin("bura-3p", "random", s), s, log) for s in range(3)]
     play_match(rules, 1, players, preset="bura-3p")
-    assert log == [("launch", 0), ("launch", 1), ("launch", 2), ("wait", 0), ("wait", 1), ("wait", 2)]
+    assert log[:6] == [("launch", 0), ("launch", 1), ("launch", 2), ("wait", 0), ("wait", 1), ("wait", 2)]
+    assert log[-6:] == [("hang_up", 0), ("hang_up", 1), ("hang_up", 2), ("close", 0), ("close", 1), ("close", 2)]
 
 
 def test_a_match_past_its_wall_ceiling_is_aborted_without_blaming_the_bot_within_its_clock():
