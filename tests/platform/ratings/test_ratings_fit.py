@@ -404,3 +404,20 @@ def test_bad_seat_arrays_are_refused_with_a_clear_error():
         Outcomes.from_seats([4, 4, 4, 4], ["a", "b", "c", "d"], [1, 2, 2, 1], teams=[0, 1, 0, 1])
     with pytest.raises(ValueError, match="match 5: needs at least two sides"):
         Outcomes.from_seats([5, 5], ["a", "b"], [1, 1], teams=[0, 0])
+
+
+def test_two_virtual_draws_per_version_keep_a_perfect_record_at_a_known_value():
+    # a and b met only each other: each spreads its 2 virtual draws over that one comparison, so the
+    # comparison carries 2 draws; 10 wins + 2 draws is a score of 11/12, i.e. 400·log10(11) ≈ 416.6 Elo
+    ratings = fit(two_player([("a", "b", 1.0)] * 10), prior_sd=FLAT)
+    assert diff(ratings, "a", "b") == pytest.approx(400 * math.log10(11), abs=1e-3)
+
+
+def test_the_dispersion_is_pearsons_statistic_over_its_degrees_of_freedom():
+    outcomes = simulated(10, 600, 9)
+    ratings = fit(outcomes)
+    theta = {p: (ratings.rating(p).rating - 1500) / ELO_PER_NAT for p in outcomes.players}
+    x = outcomes.design.toarray() @ np.array([theta[p] for p in outcomes.players])
+    p = 1 / (1 + np.exp(-x))
+    pearson = np.sum(outcomes.weight * (outcomes.score - p) ** 2 / (p * (1 - p)))
+    assert ratings.dispersion == pytest.approx(pearson / (outcomes.rows - 10), rel=1e-6)
