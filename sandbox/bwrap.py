@@ -27,7 +27,7 @@ from pathlib import Path
 from . import cgroups, janitor, seccomp_filter
 from .environment import SANDBOX_PATH, bot_environment
 from .errors import SandboxError
-from .launcher import Plan
+from .launcher import Plan, spawn
 from .limits import Limits
 from .process import Confinement, SandboxProcess, decode_shell_status
 from .rlimits import rlimits_for
@@ -359,18 +359,8 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
         fds[ARGS_FD] = _data_fd("\0".join(build_command(command, confinement.staged_bot, limits)) + "\0")
         child_fds.append(fds[ARGS_FD])
         plan = confinement.launch_plan(fds)
-        popen = subprocess.Popen(
-            launch_argv(binary, command),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            env=environment,
-            cwd="/",
-            close_fds=False,  # the child places its descriptors itself and marks every other one close-on-exec
-            start_new_session=True,
-            preexec_fn=plan.child_setup,
-        )
+        popen = spawn(plan, launch_argv(binary, command), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                      env=environment, cwd="/")  # fmt: skip
         launcher = plan.launcher_pid(popen.pid)
     except subprocess.SubprocessError as error:
         plan.reap_reported()  # set just before Popen, the only raiser of SubprocessError

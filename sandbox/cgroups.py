@@ -254,13 +254,19 @@ def _enable_v2_controllers(folder: Path) -> set[str]:
 
 @cache
 def block_devices() -> tuple[str, ...]:
-    """MAJ:MIN of every whole disk (partitions are throttled through their disk)."""
-    found = []
+    """MAJ:MIN of every whole disk behind a mounted filesystem (a partition is throttled through its disk;
+    loop devices of unmounted images, zram swap and the like are left alone: one rule per disk per start)."""
+    found: set[str] = set()
     with contextlib.suppress(OSError):
-        for entry in sorted(os.scandir("/sys/block"), key=lambda item: item.name):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            device = line.split()[2]
+            if device.split(":")[0] == "0":
+                continue  # tmpfs, proc, overlay...: no block device
             with contextlib.suppress(OSError):
-                found.append((Path(entry.path) / "dev").read_text().strip())
-    return tuple(found)
+                block = Path("/sys/dev/block", device).resolve()
+                disk = block.parent if (block / "partition").exists() else block
+                found.add((disk / "dev").read_text().strip())
+    return tuple(sorted(found))
 
 
 def _bps(limits: Limits) -> int:
@@ -289,9 +295,15 @@ def available_mechanisms() -> dict[str, str]:
 
 def _write(folder: Path, name: str, value: object) -> bool:
     try:
-        (folder / name).write_text(str(value))
+        fd = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CLOEXEC)
     except OSError:
         return False
+    try:
+        os.write(fd, str(value).encode())
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     return True
 
 

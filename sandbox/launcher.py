@@ -24,6 +24,9 @@ import os
 import platform
 import resource
 import struct
+import subprocess
+
+from . import native
 
 # clone3 has the same number on every architecture that has it (the syscall table was unified at 424).
 SYS_CLONE3 = 435
@@ -84,6 +87,32 @@ class Plan:
             os.setresgid(self.uid, self.uid, self.uid)
             os.setresuid(self.uid, self.uid, self.uid)
 
+    # Where the native launcher finds the v2 group's descriptor and the report pipe: above every target of
+    # `fds` (3..8 for bwrap), so placing those cannot clobber them.
+    NATIVE_REPORT_FD, NATIVE_CGROUP_FD = 9, 10
+
+    def native_command(self, helper: str, argv: list[str]) -> tuple[list[str], tuple[int, ...]] | None:
+        """The same set-up done by native/launch.c (see native.py): its command line, and the descriptors
+        to pass it. None when this plan needs what only the Python set-up does (v2 without clone3)."""
+        if self.v2_procs is not None and self._clone_args is None:
+            return None
+        fds = dict(self.fds)
+        command = [helper]
+        if self._clone_args is not None:
+            fds[self.NATIVE_REPORT_FD] = self._report_write
+            fds[self.NATIVE_CGROUP_FD] = self._cgroup_fd
+            command += ["-g", f"{self.NATIVE_CGROUP_FD}:{os.fsdecode(self.v2_procs)}",
+                        "-p", str(self.NATIVE_REPORT_FD)]  # fmt: skip
+        for target, source in fds.items():
+            command += ["-f", f"{target}:{source}"]
+        for path in self.v1_tasks:
+            command += ["-t", os.fsdecode(path)]
+        for which, soft, hard in self.rlimits:
+            command += ["-r", f"{which}:{_unsigned(soft)}:{_unsigned(hard)}"]
+        if self.uid is not None:
+            command += ["-u", str(self.uid)]
+        return [*command, "--", *argv], tuple(sorted(set(fds.values())))
+
     def launcher_pid(self, forked_pid: int) -> int | None:
         """After Popen returned: the launcher's pid (the forked child's own when it became the launcher)."""
         if self._report_write is not None:
@@ -113,6 +142,26 @@ class Plan:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._cgroup_fd = self.report_read = self._report_write = None
+
+
+def spawn(plan: Plan, argv: list[str], *, stdin, stdout, env: dict, cwd: str) -> subprocess.Popen:
+    """Start `argv` set up by `plan`: through the native launcher (vfork, see native.py) when it is built,
+    else with the plan's Python set-up between fork and exec."""
+    helper = native.launcher_binary()
+    native_command = plan.native_command(helper, argv) if helper else None
+    if native_command is not None:
+        command, pass_fds = native_command
+        return subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, bufsize=0, env=env,
+                                cwd=cwd, pass_fds=pass_fds, start_new_session=True)  # fmt: skip
+    return subprocess.Popen(
+        argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, bufsize=0, env=env, cwd=cwd,
+        close_fds=False,  # the child places its descriptors itself and marks every other one close-on-exec
+        start_new_session=True, preexec_fn=plan.child_setup,
+    )  # fmt: skip
+
+
+def _unsigned(limit: int) -> int:
+    return limit if limit >= 0 else (1 << 64) + limit  # RLIM_INFINITY is -1 in Python, ~0 in C
 
 
 SYS_CLOSE_RANGE = 436

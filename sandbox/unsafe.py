@@ -9,6 +9,7 @@ session's process group and its descendants.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import signal
@@ -21,7 +22,7 @@ import psutil
 from . import cgroups, janitor
 from .environment import SANDBOX_PATH, bot_environment
 from .errors import SandboxError
-from .launcher import Plan
+from .launcher import Plan, spawn
 from .leftovers import owner
 from .limits import Limits
 from .process import Confinement, SandboxProcess
@@ -149,17 +150,10 @@ def start_unsafe(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     confinement = UnsafeConfinement(limits, use_cgroups)
     plan = confinement.launch_plan()
     try:
-        popen = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            env=environment,
-            cwd=bot_dir,
-            start_new_session=True,
-            preexec_fn=plan.child_setup,
-        )
+        if program is None or not _runnable(str(program)):
+            raise FileNotFoundError(errno.ENOENT, "no such program", command[0])
+        popen = spawn(plan, command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment,
+                      cwd=str(bot_dir))  # fmt: skip
         launcher = plan.launcher_pid(popen.pid)
     except (OSError, subprocess.SubprocessError) as error:
         plan.reap_reported()
