@@ -34,8 +34,9 @@ NATIVE = "native"  # the runtime of an ELF binary: nothing but the kernel
 # Entry points of a folder, in order of preference: file name -> the runtime that runs it.
 ENTRY_SCRIPTS = (("main.py", "python3"), ("main.js", "node"), ("main.pl", "perl"))
 SCRIPT_SUFFIXES = {".py": "python3", ".js": "node", ".pl": "perl"}
-# What a #! line may name, and the runtime it means (the basename of the interpreter, or env's argument).
-INTERPRETER_ALIASES = {"python3": "python3", "python": "python3", "node": "node", "nodejs": "node", "perl": "perl"}
+# Other names a #! line may give a runtime (the basename of the interpreter, or env's argument; a version
+# suffix such as python3.11 or perl5.36 is dropped first).
+INTERPRETER_ALIASES = {"python": "python3", "nodejs": "node"}
 ELF_MAGIC = b"\x7fELF"
 
 
@@ -95,7 +96,7 @@ def inspect_bot(directory: Path, label: str) -> tuple[tuple[str, ...], str]:
     directory = Path(directory)
     for filename, runtime in ENTRY_SCRIPTS:
         if _is_plain_file(directory / filename):
-            return (runtime, filename), runtime
+            return (runtime, filename), _provided(runtime, filename, label)
     main = directory / "main"
     if _is_plain_file(main):
         return _executable_entry(main, label)
@@ -117,7 +118,7 @@ def _spec(label: str, target: Path, command: tuple[str, ...], runtime: str) -> B
 def _single_file_entry(path: Path, label: str) -> tuple[tuple[str, ...], str]:
     runtime = SCRIPT_SUFFIXES.get(path.suffix.lower())
     if runtime is not None:
-        return (runtime, path.name), runtime
+        return (runtime, path.name), _provided(runtime, path.name, label)
     return _executable_entry(path, label)
 
 
@@ -137,12 +138,22 @@ def _executable_entry(path: Path, label: str) -> tuple[tuple[str, ...], str]:
     name = os.path.basename(words[0]) if words else ""
     if name == "env":
         name = next((w for w in words[1:] if not w.startswith("-")), "")
-    runtime = INTERPRETER_ALIASES.get(name) or INTERPRETER_ALIASES.get(name.rstrip("0123456789.")) or None
+    runtimes = allowed_runtimes()
+    runtime = next((INTERPRETER_ALIASES.get(n, n) for n in (name, name.rstrip("0123456789.")) if n
+                    and INTERPRETER_ALIASES.get(n, n) in runtimes), None)
     if runtime is None:
-        allowed = ", ".join(allowed_runtimes())
         raise BotSpecError(f"bot {_show(label)}: {path.name} starts with #!{_show(line, quote=False)}, which needs "
-                           f"{_show(name or 'nothing')}; bots may rely on {allowed} or be a native binary")
+                           f"{_show(name or 'nothing')}; bots may rely on {', '.join(runtimes)} or be a native binary")
     return (runtime, path.name), runtime
+
+
+def _provided(runtime: str, filename: str, label: str) -> str:
+    """``runtime`` if the sandbox provides it (sandbox.runtimes.RUNTIMES), else a one-line refusal."""
+    runtimes = allowed_runtimes()
+    if runtime not in runtimes:
+        raise BotSpecError(f"bot {_show(label)}: {filename} needs {runtime!r}, which the sandbox does not provide; "
+                           f"bots may rely on {', '.join(runtimes)} or be a native binary")
+    return runtime
 
 
 def _is_plain_file(path: Path) -> bool:

@@ -218,3 +218,16 @@ def test_a_bot_named_by_a_symlink_on_the_command_line_is_used(tmp_path):
     spec = parse_bot(str(link), tmp_path / "s", [])
     assert spec.command == ("python3", "main.py")
     shutil.rmtree(tmp_path / "s")
+
+
+def test_the_runtimes_come_from_the_sandbox_list(tmp_path, monkeypatch):
+    import sandbox.runtimes
+
+    monkeypatch.setattr(sandbox.runtimes, "RUNTIMES", {"python3": "Python", "node": "Node.js"})
+    (tmp_path / "bot.pl").write_text("print 1;\n")
+    with pytest.raises(BotSpecError, match=r"bot.pl needs 'perl'.*python3, node"):
+        parse_bot(str(tmp_path / "bot.pl"), tmp_path / "s", [])
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "main").write_text("#!/usr/bin/perl\n")
+    assert "needs 'perl'; bots may rely on python3, node" in refused(bot, tmp_path)
