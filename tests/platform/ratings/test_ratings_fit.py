@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -421,3 +422,17 @@ def test_the_dispersion_is_pearsons_statistic_over_its_degrees_of_freedom():
     p = 1 / (1 + np.exp(-x))
     pearson = np.sum(outcomes.weight * (outcomes.score - p) ** 2 / (p * (1 - p)))
     assert ratings.dispersion == pytest.approx(pearson / (outcomes.rows - 10), rel=1e-6)
+
+
+def test_los_for_many_pairs_matches_one_at_a_time_and_is_close_on_the_sparse_path(monkeypatch):
+    outcomes = simulated(300, 15000, 4)
+    exact = fit(outcomes)
+    order = sorted(exact.elo(), key=lambda p: -exact.elo()[p])
+    neighbours = [*itertools.pairwise(order), (order[0], "nobody"), (order[3], order[3])]
+    many = exact.los_many(neighbours)
+    assert many[-2] is None and many[-1] == 0.5
+    for (a, b), value in zip(neighbours[:-2], many[:-2], strict=True):
+        assert value == pytest.approx(exact.los(a, b), abs=1e-12)
+    monkeypatch.setattr(fit_module, "DENSE_LIMIT", 50)
+    approximate = fit(outcomes).los_many(neighbours[:-2])
+    assert np.allclose(approximate, many[:-2], atol=2e-3)
