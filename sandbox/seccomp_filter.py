@@ -70,6 +70,10 @@ ALLOWED_SOCKET_FAMILIES = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6)
 def bpf_program() -> bytes:
     """The compiled filter as raw BPF, in the format bwrap's --seccomp FD expects."""
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    # Every syscall of the bot runs the filter: a binary search over the syscall numbers instead of a linear
+    # list of ~100 comparisons.
+    with contextlib.suppress(ValueError, RuntimeError, OSError, AttributeError):
+        rules.set_attr(seccomp.Attr.CTL_OPTIMIZE, 2)
     refuse = seccomp.ERRNO(errno.EPERM)
     for name in REFUSED_SYSCALLS:
         _add(rules, refuse, name)
