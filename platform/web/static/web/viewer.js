@@ -564,8 +564,11 @@
       drawMarks();
       bind();
       ui.status.textContent = "";
-      root.classList.add("ready");
-      return go(wanted);
+      return go(wanted).then(function () {
+        root.classList.add("ready");
+        // time to interactive: the first position is drawn and every control answers
+        if (window.performance && performance.mark) performance.mark("replay-viewer-ready");
+      });
     }).catch(function () {});
   }
 

@@ -1,0 +1,90 @@
+"""Replay viewer: the server time of the frames endpoint per chunk on the longest Burraco replay.
+
+Plays Burraco (4 players and 2) between the greedy and random built-in bots over a few seeds, plus matches
+to a higher target (more deals, so a longer replay), keeps the longest, and times what
+/matches/<id>/frames/ does for a chunk: the re-run (the first request also makes the full pass with its
+snapshots), the frames, the JSON and its gzip. The browser's time to interactive is measured by
+tests/e2e/test_long_replay.py (written to tests/e2e/artifacts/timings.json).
+
+    .venv/bin/python bench/replay_viewer.py [--seeds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
+
+
+def longest_burraco(seeds: int) -> tuple[dict, str]:
+    from arena.bots import make_bot
+    from arena.games import resolve
+    from arena.games.options import with_options
+    from arena.players import BuiltinPlayer
+    from arena.referee import play_match
+
+    best, label = None, ""
+    for preset, overrides in (("burraco", {}), ("burraco-2p", {}), ("burraco", {"target": "6000"}),
+                              ("burraco-2p", {"target": "6000"})):
+        game, rules = resolve(preset)
+        rules = with_options(rules, overrides)
+        for seed in range(1, seeds + 1):
+            players = [BuiltinPlayer(f"builtin:{name}", make_bot(game, name, s, rules, seed), name=name)
+                       for s, name in zip(range(rules.players), ["greedy", "random"] * 2, strict=False)]
+            replay = play_match(rules, seed, players, preset=preset).replay
+            if best is None or len(replay["actions"]) > len(best["actions"]):
+                best, label = replay, f"{preset} {overrides or ''} seed {seed}".replace("  ", " ")
+    return best, label
+
+
+def chunk_cost(replay: dict, key: str, seat, start: int, count: int) -> tuple[float, int, int]:
+    from web.replay_frames import frames
+
+    began = time.perf_counter()
+    body = frames(replay, seat, start, count, key=key)
+    data = json.dumps(body, separators=(",", ":")).encode()
+    packed = gzip.compress(data, compresslevel=6)
+    return (time.perf_counter() - began) * 1000, len(data), len(packed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--count", type=int, default=100, help="frames per chunk (the viewer asks for 100)")
+    args = parser.parse_args()
+    import django
+
+    django.setup()
+    from web import replay_frames
+
+    replay, label = longest_burraco(args.seeds)
+    steps = len(replay["actions"])
+    print(f"longest replay: {label}: {steps} actions, {len(replay['outcome']['deals'])} deals")
+    for seat in (None, 0):
+        replay_frames._passes.clear()
+        key = f"bench-{seat}"
+        cold, size, packed = chunk_cost(replay, key, seat, 0, args.count)
+        times = []
+        for start in range(0, steps + 1, args.count):
+            replay_frames._passes.clear()  # every chunk cold except for the pass: worst case per process
+            replay_frames.full_pass(key, replay)
+            took, _, _ = chunk_cost(replay, key, seat, start, args.count)
+            times.append(took)
+        name = "all" if seat is None else f"seat {seat}"
+        print(f"  seat={name:<7} first chunk (full pass + frames + JSON + gzip): {cold:6.1f} ms, "
+              f"{size / 1024:.0f} KiB JSON, {packed / 1024:.0f} KiB gzip")
+        print(f"  seat={name:<7} later chunks of {args.count}: median {statistics.median(times):.1f} ms, "
+              f"max {max(times):.1f} ms over {len(times)} chunks")
+
+
+if __name__ == "__main__":
+    main()
