@@ -10,8 +10,10 @@ from browser_helpers import ARTIFACTS, screenshot, stored_replay
 TIMING_BREAKDOWN = """() => {
   const nav = performance.getEntriesByType('navigation')[0];
   const frames = performance.getEntriesByType('resource').filter(e => e.name.includes('/frames/'))[0];
-  return {page_response_end: Math.round(nav.responseEnd), dom_content_loaded: Math.round(nav.domContentLoadedEventEnd),
-          frames_request_start: Math.round(frames.requestStart), frames_response_start: Math.round(frames.responseStart),
+  return {page_response_end: Math.round(nav.responseEnd),
+          dom_content_loaded: Math.round(nav.domContentLoadedEventEnd),
+          frames_request_start: Math.round(frames.requestStart),
+          frames_response_start: Math.round(frames.responseStart),
           frames_response_end: Math.round(frames.responseEnd), frames_bytes: frames.transferSize};
 }"""
 READY_MARK = "performance.getEntriesByName('replay-viewer-ready').map(e => e.startTime)[0]"
