@@ -21,14 +21,17 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
     KOZYR_VAR_DIR=/srv/kozyr/var \
     MEDIA_ROOT=/srv/kozyr/media
 
 COPY --from=docker-cli /usr/local/bin/docker /usr/local/bin/docker
 
 # A fixed uid/gid: the worker's bind-mounted folder on the host must belong to it (docs/operations.md).
-RUN groupadd --system --gid 10001 kozyr \
- && useradd --system --uid 10001 --gid kozyr --home-dir /srv/kozyr --shell /usr/sbin/nologin kozyr
+# Its home is writable (gunicorn's control socket, the docker CLI's config); the code is not.
+RUN groupadd --gid 10001 kozyr \
+ && useradd --uid 10001 --gid kozyr --home-dir /srv/kozyr/home --shell /usr/sbin/nologin kozyr \
+ && install -d -o kozyr -g kozyr -m 0700 /srv/kozyr/home
 
 WORKDIR /srv/kozyr/app
 
