@@ -141,13 +141,14 @@ def best_of_hand(seat: int, hand: Sequence[str], trump: str, rules) -> Combinati
 
 def resolve_combinations(hands: Sequence[Sequence[str]], trump: str, rules, first: int) -> Resolution | None:
     """What takes effect now, looking at full hands only; ``first`` is the seat due to lead. None: nothing."""
-    n = len(hands)
     size = SIZE[rules.combinations]
+    full = rules.hand
     holders: list[Combination] = []  # in turn order from ``first``
-    for offset in range(n):
-        seat = (first + offset) % n
+    n = len(hands)
+    for seat in (*range(first, n), *range(first)):
         hand = hands[seat]
-        if len(hand) != rules.hand or not _may_hold_one(hand, size):
+        # The cheap test inline: most hands are not one suit and hold fewer than three aces, tens or sixes.
+        if len(hand) != full or not _may_hold_one(hand, size):
             continue
         combo = best_of_hand(seat, hand, trump, rules)
         if combo is not None:

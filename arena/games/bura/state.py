@@ -51,6 +51,10 @@ class BuraMatch:
             raise TypeError(f"rules must be bura Rules, not {type(rules).__name__}")
         self.rules = rules
         self.seed = check_seed(seed)
+        # Options read on every trick, looked up once.
+        self._mixed_sets = rules.mixed_sets == "on"
+        self._rotate_lead = rules.next_lead == "rotate"
+        self._leader_draws_first = rules.draw_first == "leader"
         n = self.num_seats = rules.players
         # turn_order[s]: every seat clockwise starting with s (the order of leading, responding and drawing)
         self.turn_order = [tuple((s + i) % n for i in range(n)) for s in range(n)]
@@ -171,9 +175,10 @@ class BuraMatch:
             return [{"type": "claim"}, {"type": "pass"}]
         hand = self.hands[seat]
         if self.phase == LEAD:
-            forced = self._forced_cards()
-            if forced is not None:
-                return [{"type": LEAD, "cards": list(forced)}]
+            if self.forced_lead is not None:  # rare: out_of_turn_lead=whole_hand after a combination
+                forced = self._forced_cards()
+                if forced is not None:
+                    return [{"type": LEAD, "cards": list(forced)}]
             limit = self.leader_limit
             actions = []
             for same in _by_suit(hand):
@@ -185,7 +190,7 @@ class BuraMatch:
                         actions.append({"type": LEAD, "cards": list(cs)})
             return actions
         may_hide = self.rules.discard != "open"
-        mixed = self.rules.mixed_sets == "on"
+        mixed = self._mixed_sets
         actions = []
         for cs in combinations(hand, len(self.best_cards)):
             actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
@@ -293,7 +298,7 @@ class BuraMatch:
 
     def _check_lead(self, seat: int, action: dict) -> tuple[str, ...]:
         cards = self._check_cards(seat, action)
-        forced = self._forced_cards()
+        forced = None if self.forced_lead is None else self._forced_cards()
         if forced is not None:
             if set(cards) != set(forced):
                 raise IllegalAction("lead-combination", f"with out_of_turn_lead=whole_hand your combination moved "
@@ -317,7 +322,7 @@ class BuraMatch:
             raise IllegalAction("must-play-same-count", f"play exactly {size} card(s), as many as were led, "
                                                         f"not {len(cards)}")
         face_down = action.get("face_down", False)
-        if isinstance(face_down, list) and self.rules.mixed_sets == "on":
+        if face_down.__class__ is list and self._mixed_sets:
             try:
                 down = set(face_down)
             except TypeError:
@@ -539,8 +544,8 @@ class BuraMatch:
     def _after_trick(self) -> None:
         """Draw, look for combinations, then the next lead — or the end of a played-out deal."""
         taker, trick_leader = self.leader, self.trick_leader
-        due = taker if self.rules.next_lead == "taker" else (trick_leader + 1) % self.num_seats
-        drew = self._draw(taker if self.rules.draw_first == "taker" else trick_leader)
+        due = (trick_leader + 1) % self.num_seats if self._rotate_lead else taker
+        drew = self._draw(trick_leader if self._leader_draws_first else taker)
         if drew:
             found = resolve_combinations(self.hands, self.trump, self.rules, due)
             if found is not None:

@@ -51,7 +51,7 @@ def observation(state, seat: int) -> dict:
         "stock": len(state.stock),
         "hand_sizes": [len(h) for h in state.hands],
         "lead_limit": state.leader_limit if decision == "lead" else None,
-        "forced_lead": list(state._forced_cards() or []) or None if decision == "lead" else None,
+        "forced_lead": _forced_lead(state) if decision == "lead" else None,
         "trick": trick,
         "piles": piles,
         "claim_target": rules.claim_target,
@@ -62,6 +62,11 @@ def observation(state, seat: int) -> dict:
         "match_points": list(won) if rules.match_kind == "rubber" else list(penalties),
         "multiplier": state.multiplier,
     }
+
+
+def _forced_lead(state) -> list[str] | None:
+    forced = None if state.forced_lead is None else state._forced_cards()
+    return None if forced is None else list(forced)
 
 
 def _play_view(player: int, cards, down, seat: int) -> dict:
