@@ -23,11 +23,12 @@ from typing import Any
 
 import orjson
 from django.core.cache import cache
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.views.decorators.gzip import gzip_page
 
 from arena import protocol
 from arena.games import load_game, new_match
+from arena.games.base import HIDDEN
 from arena.replay import describe_event
 
 DEFAULT_COUNT = 100
@@ -35,7 +36,7 @@ MAX_COUNT = 400
 SNAPSHOT_EVERY = 200
 PASSES_KEPT = 16  # full passes kept per process; one for a 2,000-action Burraco match is about 1 MB
 CACHE_SECONDS = 3600
-CACHE_VERSION = 1  # bump when the frames' shape changes
+CACHE_VERSION = 2  # bump when the frames' shape changes
 
 NOTABLE = {"deal": "deal", "claim": "claim", "combination": "combination", "pozzetto": "pozzetto",
            "deal_end": "deal-end", "match_end": "end"}
@@ -49,8 +50,10 @@ class FramesError(ValueError):
 
 def _cards(cards: Any) -> str:
     if isinstance(cards, list):
+        if cards and all(c == HIDDEN for c in cards):
+            return f"{len(cards)} hidden card{'s' if len(cards) > 1 else ''}"
         return " ".join(str(c) for c in cards)
-    return str(cards)
+    return "a hidden card" if cards == HIDDEN else str(cards)
 
 
 def _who(event: dict[str, Any]) -> str:
@@ -64,7 +67,7 @@ def summarize(event: dict[str, Any]) -> str:
         return f"deal {event.get('deal')} dealt by seat {event.get('dealer')}"
     if kind == "play":
         if "card" in event:
-            return f"{_who(event)} plays {event['card']}"
+            return f"{_who(event)} plays {_cards(event['card'])}"
         verb = "leads" if event.get("lead") else "plays"
         down = " face down" if event.get("face_down") else ""
         return f"{_who(event)} {verb} {_cards(event.get('cards'))}{down}"
@@ -75,7 +78,7 @@ def summarize(event: dict[str, Any]) -> str:
     if kind == "draw":
         if "draws" in event:
             return f"cards drawn, {event.get('stock')} left in the stock"
-        return f"{_who(event)} draws {event.get('card')} from the stock"
+        return f"{_who(event)} draws {_cards(event.get('card'))} from the stock"
     if kind == "pass":
         return f"{_who(event)} does not claim"
     if kind == "claim":
@@ -385,22 +388,33 @@ def frames_view(request, pk: int):
         count = _int_param(request, "count", DEFAULT_COUNT)
         cache_key = f"frames:{CACHE_VERSION}:{match.replay_sha256}:{'all' if seat is None else seat}:{start}:{count}"
         body = cache.get(cache_key)
-        if body is None:
-            body = frames(cached_replay(match.replay_sha256), seat, start, count, key=match.replay_sha256)
+        if body is None:  # kept encoded: a hit then costs no JSON work at all
+            body = orjson.dumps(frames(cached_replay(match.replay_sha256), seat, start, count,
+                                       key=match.replay_sha256))
             cache.set(cache_key, body, CACHE_SECONDS)
     except FramesError as err:
         return JsonResponse(error_body("bad_request", str(err)), status=400)
     except blobs.BlobMissing:
         return JsonResponse(error_body("not_found", "the replay file is missing from storage"), status=404)
-    return JsonResponse(body)
+    return HttpResponse(body, content_type="application/json")
+
+
+_replays: OrderedDict[str, dict[str, Any]] = OrderedDict()
+REPLAYS_KEPT = 8
 
 
 def cached_replay(sha256: str) -> dict[str, Any]:
+    """The stored replay, unpacked once per process for the match page's chart and the frames after it."""
     with _passes_lock:
-        found = _passes.get(sha256)
+        found = _passes[sha256].replay if sha256 in _passes else _replays.get(sha256)
     if found is not None:
-        return found.replay
-    return load_stored(sha256)
+        return found
+    replay = load_stored(sha256)
+    with _passes_lock:
+        _replays[sha256] = replay
+        while len(_replays) > REPLAYS_KEPT:
+            _replays.popitem(last=False)
+    return replay
 
 
 def score_chart(sha256: str, title: str):

@@ -518,8 +518,9 @@
     root.querySelector("#rv-deal").addEventListener("click", function () { stop(); nextDeal(); });
     root.querySelector("#rv-last").addEventListener("click", function () { stop(); go(meta.steps); });
     ui.play.addEventListener("click", play);
-    ui.speed.addEventListener("change", function () { if (timer) { stop(); play(); } });
-    ui.seat.addEventListener("change", function () { setView(ui.seat.value); });
+    ui.speed.addEventListener("change", function () { ui.speed.blur(); if (timer) { stop(); play(); } });
+    // after a choice the keys step the replay again instead of changing the choice
+    ui.seat.addEventListener("change", function () { setView(ui.seat.value); ui.seat.blur(); });
     ui.range.addEventListener("input", function () { stop(); go(Number(ui.range.value)); });
     document.addEventListener("keydown", function (e) {
       var tag = (e.target && e.target.tagName) || "";
