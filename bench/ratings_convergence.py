@@ -5,13 +5,13 @@ p = 1 ``greedy``), so their true order is known. Step 1 calibrates a model from 
 a round robin of duplicate pairs between the 16 bots, played in-process by the real engine, is fitted with
 the official fit; a quadratic Elo(p) through those ratings (made non-decreasing) is the strength curve,
 and the 16 bots of the simulation are the p values whose strengths are evenly spaced along it, so their
-order is the order of p. The draw rate is measured too. Step 2 simulates the
-continuous ladder from that model many times: every game pairs the bot with the fewest games with a
-random other bot, and its result is drawn from the Bradley–Terry odds. After every ``--every`` games each
-method's ratings are compared with the true order (Kendall tau). A method has converged at the first
-checkpoint from which tau stays ≥ 0.9 to the end of the run; also reported: the first checkpoint at
-tau ≥ 0.9, and the share of the second half of the run spent at tau ≥ 0.9 (a noisy method reaches the
-order early and then keeps losing it).
+order is the order of p. The draw rate is measured too. Step 2 simulates the continuous ladder from
+that model many times: every game pairs the bot with the fewest games with a random other bot
+(``--matchmaking close``: one of the three closest by live rating), and its result is drawn from the
+Bradley–Terry odds. After every ``--every`` games each method's ratings are compared with the true order
+(Kendall tau). A method has converged at the first checkpoint from which tau stays ≥ 0.9 to the end of
+the run; also reported: the first checkpoint at tau ≥ 0.9, and the share of the second half of the run
+spent at tau ≥ 0.9 (a noisy method reaches the order early and then keeps losing it).
 
 Methods: the official fit (ratings/fit.py) on all games so far; incremental Elo with K = 16 and K = 32
 (the usual ladder update, ratings starting at 1500); and the live OpenSkill rating (ratings/live.py).
@@ -93,7 +93,7 @@ def calibrate(preset: str, pairs: int) -> tuple[np.ndarray, float, int]:
     return true, score.count(0.5) / len(score), len(ids)
 
 
-def simulate(true: np.ndarray, draw_rate: float, games: int, every: int, seed: int) -> dict[str, int | None]:
+def simulate(true: np.ndarray, draw_rate: float, games: int, every: int, seed: int, close: bool) -> dict:
     rng = random.Random(seed)
     n = len(true)
     truth_order = np.arange(n)
@@ -105,7 +105,10 @@ def simulate(true: np.ndarray, draw_rate: float, games: int, every: int, seed: i
     for g in range(1, games + 1):
         low = min(played)
         a = rng.choice([k for k in range(n) if played[k] == low])
-        b = rng.choice([k for k in range(n) if k != a])
+        others = [k for k in range(n) if k != a]
+        if close:  # issue 11's matchmaking: one of the three nearest by live rating
+            others = sorted(others, key=lambda k: abs(skills[k].mu - skills[a].mu))[:3]
+        b = rng.choice(others)
         p = expected_score(true[a] - true[b])
         draw = 2 * draw_rate * min(p, 1 - p)  # draws likelier between close bots; the expected score stays p
         u = rng.random()
@@ -148,13 +151,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=20, help="simulated ladders")
     parser.add_argument("--games", type=int, default=6000, help="games per simulated ladder")
     parser.add_argument("--every", type=int, default=32, help="games between two checks of the order")
+    parser.add_argument("--matchmaking", choices=["random", "close"], default="random",
+                        help="opponent of the bot with the fewest games: any other bot, or one of the three "
+                             "closest by live rating")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     true, draw_rate, _ = calibrate(args.preset, args.pairs)
     print(f"  ({time.perf_counter() - start:.0f} s)")
     start = time.perf_counter()
-    results = [simulate(true, draw_rate, args.games, args.every, seed) for seed in range(args.runs)]
-    print(f"{args.runs} simulated ladders of {args.games} games, order checked every {args.every} games "
+    close = args.matchmaking == "close"
+    results = [simulate(true, draw_rate, args.games, args.every, seed, close) for seed in range(args.runs)]
+    print(f"{args.runs} simulated ladders ({args.matchmaking} opponents) of {args.games} games, "
+          f"order checked every {args.every} games "
           f"({time.perf_counter() - start:.0f} s); games until Kendall tau stays >= {TAU}:")
     print(f"  {'method':<16} {'converged':>10} {'median':>8} {'25%':>7} {'75%':>7}   {'first reached (median)':>22}"
           f"   {'2nd half at tau>=0.9':>20}")
