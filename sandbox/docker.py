@@ -1,9 +1,10 @@
 """The container backend (`backend="docker"`): one throw-away container per bot, run by Docker or Podman.
 
 The container has no network (`--network none`, so it is never on a compose network), a read-only root,
-a small private /tmp, an unprivileged uid, no capabilities, no-new-privileges, the engine's default seccomp
-profile, and memory/pids/CPU limits enforced by the engine's cgroups. The bot is the container's pid 1, as
-under bwrap: when it exits the kernel kills everything else in its pid namespace. The bot's files are
+a small private /tmp, an unprivileged uid, no capabilities, no-new-privileges, bwrap's seccomp policy
+(container_seccomp.py, instead of the engine's looser default profile), and memory/pids/CPU limits
+enforced by the engine's cgroups. The bot is the container's pid 1, as under bwrap: when it exits the
+kernel kills everything else in its pid namespace. The bot's files are
 bind-mounted read-only at /bot: `bot_dir` must be a path the *engine* can see (with the worker itself in a
 container, mount the bot storage at the same path in both).
 
@@ -25,6 +26,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import time
 import uuid
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from . import container_seccomp
 from .environment import bot_environment
 from .errors import SandboxError
 from .limits import Limits
@@ -62,6 +65,11 @@ class Engine:
     def command(self, *arguments: str) -> list[str]:
         driver = ["--storage-driver", self.storage_driver] if self.storage_driver else []
         return [self.cli, *driver, *arguments]
+
+    def remove_now(self, *containers: str) -> list[str]:
+        """`rm --force` with SIGKILL at once: Podman would first send SIGTERM and wait 10 s (a bot is pid 1,
+        which ignores SIGTERM)."""
+        return ["rm", "--force", *(["--time", "0"] if self.kind == "podman" else []), *containers]
 
     def describe(self) -> str:
         runtime = f" ({self.runtime})" if self.runtime else ""
@@ -137,7 +145,7 @@ NPROC_SHARED = 4096
 
 def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str, deadline: int,
                 env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = Engine(),
-                nproc: int = NPROC_SHARED) -> list[str]:  # fmt: skip
+                nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json") -> list[str]:  # fmt: skip
     """The `run` command line for one bot (pure: tests read it)."""
     megabytes = f"{limits.memory_mb}m"
     cpu_soft = math.ceil(limits.cpu_seconds) + 1  # a per-process backstop; the watchdog stops the bot first
@@ -159,6 +167,7 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
         "--user", f"{uid}:{uid}",
         "--cap-drop", "ALL",
         "--security-opt", "no-new-privileges",
+        "--security-opt", f"seccomp={seccomp_profile}",
         "--pids-limit", str(limits.processes),
         "--memory", megabytes,
         "--memory-swap", megabytes,
@@ -198,7 +207,7 @@ def reap_orphans(runner: Runner = subprocess.run, engine: Engine | None = None, 
         if len(parts) == 2 and parts[1].isdigit() and int(parts[1]) < now:
             expired.append(parts[0])
     if expired:
-        runner(engine.command("rm", "--force", *expired), capture_output=True, text=True, check=False)
+        runner(engine.command(*engine.remove_now(*expired)), capture_output=True, text=True, check=False)
     return expired
 
 
@@ -217,9 +226,12 @@ class ContainerCgroup:
         self.root = root
         self.cpu_seconds: float | None = None
         self.peak_memory_mb: float | None = None
+        self.oom_kills: int | None = None
         self._files: dict[str, Path] | None = None
 
-    def locate(self, pid: int) -> bool:
+    def locate(self, pid: int, container_id: str) -> bool:
+        """Find the cgroup files of `pid`, which must be in a cgroup named after the container: by the time
+        it is read, an exited bot's pid may belong to another process."""
         try:
             memberships = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
         except OSError:
@@ -229,15 +241,19 @@ class ContainerCgroup:
             _, controllers, path = line.split(":", 2)
             names = controllers.split(",")
             relative = path.lstrip("/")
+            if container_id not in relative:
+                continue
             if "cpuacct" in names:
                 files["cpu_v1"] = self.root / "cpuacct" / relative / "cpuacct.usage"
             if "memory" in names:
                 files["memory_v1"] = self.root / "memory" / relative / "memory.max_usage_in_bytes"
+                files["oom_v1"] = self.root / "memory" / relative / "memory.oom_control"
             if controllers == "":
                 for mount in (self.root, self.root / "unified"):
                     if (mount / relative / "cpu.stat").exists():
                         files["cpu_v2"] = mount / relative / "cpu.stat"
                         files["memory_v2"] = mount / relative / "memory.peak"
+                        files["oom_v2"] = mount / relative / "memory.events"
                         break
         self._files = {key: value for key, value in files.items() if value.exists()}
         return bool(self._files)
@@ -256,6 +272,10 @@ class ContainerCgroup:
         peak = _read_int(self._files.get("memory_v2")) if peak is None else peak
         if peak is not None:
             self.peak_memory_mb = peak / (1 << 20)
+        kills = _keyed(self._files.get("oom_v1"), "oom_kill")
+        kills = _keyed(self._files.get("oom_v2"), "oom_kill") if kills is None else kills
+        if kills is not None:
+            self.oom_kills = kills
 
 
 def _read_int(path: Path | None) -> int | None:
@@ -310,17 +330,29 @@ class DockerConfinement(Confinement):
     def live_cpu_seconds(self) -> float | None:
         if not self._located and self._locate_attempts < 40:  # ~2 s of watchdog ticks, then give up
             self._locate_attempts += 1
-            done = self._runner(self._engine.command("inspect", "--format", "{{.State.Pid}}", self.name),
+            done = self._runner(self._engine.command("inspect", "--format", "{{.State.Pid}} {{.Id}}", self.name),
                                 capture_output=True, text=True, check=False)  # fmt: skip
-            pid = done.stdout.strip()
-            self._located = done.returncode == 0 and pid.isdigit() and int(pid) > 0 and self._cgroup.locate(int(pid))
+            pid, _, container_id = done.stdout.strip().partition(" ")
+            self._located = (done.returncode == 0 and pid.isdigit() and int(pid) > 0 and len(container_id) >= 12
+                             and self._cgroup.locate(int(pid), container_id))  # fmt: skip
         if self._located:
             self._cgroup.sample()
         return self._cgroup.cpu_seconds
 
     def kill_all(self, main_pid: int) -> None:
+        if self._located:
+            self._cgroup.sample()  # the bot may have just ended: its cgroup may still be there
         self._inspect()
-        self._runner(self._engine.command("rm", "--force", self.name), capture_output=True, text=True, check=False)
+        # The `run` CLI relays the bot's output; blocked on a full stdout pipe nobody reads, it blocks the
+        # engine's monitor too, and the container then cannot be removed. So it goes first, but only while
+        # it is our unreaped child (its pid cannot have been reused then).
+        try:
+            if os.waitid(os.P_PID, main_pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+                os.kill(main_pid, signal.SIGKILL)
+        except (ChildProcessError, ProcessLookupError):
+            pass
+        self._runner(self._engine.command(*self._engine.remove_now(self.name)), capture_output=True, text=True,
+                     check=False)  # fmt: skip
 
     def survivors(self) -> list[int]:
         listing = self._runner(self._engine.command("ps", "--all", "--quiet", "--filter", f"name=^{self.name}$"),
@@ -339,13 +371,19 @@ class DockerConfinement(Confinement):
 
     def measure(self, rusage) -> Measures:
         self._inspect()
-        oom = self._state.get("OOMKilled") if self._state else None
+        engine_says = self._state.get("OOMKilled") if self._state else None
+        if engine_says or (self._cgroup.oom_kills or 0) > 0:
+            oom = 1
+        elif self._engine.kind == "docker" and engine_says is not None:
+            oom = 0
+        else:
+            oom = None  # Podman (conmon) misses OOM kills on cgroup v1: the peak memory decides (report.py)
         if self._cgroup.cpu_seconds is None:
             self.guarantees_weakened.append(
                 "CPU time is not measured or capped in total: the container's cgroup is not visible to the worker "
                 "(only --cpus bandwidth, a per-process RLIMIT_CPU and the wall limit apply)")  # fmt: skip
         return Measures(cpu_seconds=self._cgroup.cpu_seconds, peak_memory_mb=self._cgroup.peak_memory_mb,
-                        oom_kills=None if oom is None else int(bool(oom)))  # fmt: skip
+                        oom_kills=oom)  # fmt: skip
 
 
 def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | None = None,
@@ -358,7 +396,7 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     name = f"kozyr-bot-{uuid.uuid4().hex[:16]}"
     deadline = int(time.time() + limits.wall_seconds + DEADLINE_MARGIN_SECONDS)
     argv = run_command(command, bot_dir, limits, name=name, deadline=deadline, env=bot_environment(env),
-                       image_name=image(), engine=engine)  # fmt: skip
+                       image_name=image(), engine=engine, seccomp_profile=container_seccomp.profile_path())  # fmt: skip
     # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
     cli_env = {key: value for key, value in os.environ.items()
                if key.startswith(("DOCKER_", "CONTAINERS_")) or key in ("PATH", "HOME", "XDG_RUNTIME_DIR")}  # fmt: skip

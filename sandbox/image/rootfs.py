@@ -32,7 +32,7 @@ EXCLUDED = ("/usr/share/doc", "/usr/share/man", "/usr/share/info", "/usr/share/l
             "/usr/lib/node_modules", "/usr/bin/npm", "/usr/bin/npx", "/usr/bin/corepack",
             "/usr/share/systemtap", "/usr/share/bash-completion")  # fmt: skip
 MERGED_USR = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
-MOUNT_POINTS = ("bot", "dev", "proc", "sys", "tmp", "run")
+MOUNT_POINTS = ("bot", "dev", "proc", "sys", "tmp")
 PASSWD = "root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
 GROUP = "root:x:0:\nnogroup:x:65534:\n"
 

@@ -1,9 +1,18 @@
 """Shared harness for the sandbox tests: start a hostile bot, read what it says with a bound, finish it,
 and check that nothing of it is left running.
 
-KOZYR_SANDBOX_BACKEND=docker runs the adversarial suite against the docker backend (skipped when no engine
-answers); the default is bwrap, which must work here: a missing bubblewrap fails the suite rather than
-skipping it, so CI cannot pass with isolation silently off.
+Every test that takes the `backend` fixture (directly or through `launch`) runs once per backend under
+test: KOZYR_SANDBOX_BACKENDS (default "bwrap,docker"). bwrap must work here: a missing bubblewrap fails
+the suite rather than skipping it, so CI cannot pass with isolation silently off. The container backend
+("docker", driven through podman or docker) is skipped, with the reason shown, only when neither engine is
+installed; an installed engine that does not answer, or an image that does not build, fails. Its image is
+built once per session by sandbox/image/build-local.sh (a no-op when the image is up to date), unless
+KOZYR_SANDBOX_DOCKER_IMAGE names an image to test as it is (a deployment's).
+
+A test that holds for some backends only says so with `@pytest.mark.sandbox_backends("bwrap", reason=...)`:
+on the other backends it is reported as skipped with that reason (`xfail=True`: it runs and is expected to
+fail, strictly, so a backend that gains the guarantee is noticed). The reason is the one docs/sandbox.md
+gives for that backend.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ import json
 import os
 import select
 import shutil
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +30,67 @@ import psutil
 import pytest
 
 from sandbox import Limits, SandboxProcess, SandboxReport, backends_available, start
+from sandbox import docker as docker_backend
 
 HOSTILE = Path(__file__).parent / "hostile"
-BACKEND = os.environ.get("KOZYR_SANDBOX_BACKEND", "bwrap")
+BUILD_LOCAL = Path(__file__).parents[2] / "sandbox" / "image" / "build-local.sh"
+BACKENDS_UNDER_TEST = [name.strip() for name in os.environ.get("KOZYR_SANDBOX_BACKENDS", "bwrap,docker").split(",")
+                       if name.strip()]  # fmt: skip
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "sandbox_backends(*names, reason, xfail=False): the test holds on these sandbox backends only; "
+        "on the others it is skipped (or strictly expected to fail) with the reason")  # fmt: skip
+
+
+def pytest_generate_tests(metafunc):
+    if "backend" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("sandbox_backends")
+    params = []
+    for name in BACKENDS_UNDER_TEST:
+        if marker is None or name in marker.args:
+            params.append(pytest.param(name, id=name))
+            continue
+        reason = marker.kwargs.get("reason")
+        if not reason:
+            raise pytest.UsageError(f"{metafunc.definition.nodeid}: sandbox_backends needs a reason")
+        mark = (pytest.mark.xfail(reason=f"{name}: {reason}", strict=True) if marker.kwargs.get("xfail")
+                else pytest.mark.skip(reason=f"{name}: {reason}"))  # fmt: skip
+        params.append(pytest.param(name, id=name, marks=mark))
+    metafunc.parametrize("backend", params, indirect=True, scope="session")
+
+
+@pytest.fixture(scope="session")
+def backend(request) -> str:
+    name = request.param
+    if name == "docker":
+        request.getfixturevalue("container_image")
+        return name
+    reason = backends_available().get(name, f"unknown backend {name}")
+    if reason is not None:
+        pytest.fail(f"sandbox backend {name} does not work on this machine: {reason}")
+    return name
+
+
+@pytest.fixture(scope="session")
+def container_image() -> str:
+    """The bot runtime image, built here if missing or out of date; skips only when no engine is installed."""
+    if shutil.which("podman") is None and shutil.which("docker") is None:
+        pytest.skip("container backend not tested: neither podman nor docker is installed here "
+                    "(sandbox/image/install-engine.sh, run by `make system-deps` and .ci/run, installs podman)")
+    reason = docker_backend.unavailable_reason()
+    if reason is not None:
+        pytest.fail(f"the container backend does not work on this machine: {reason}")
+    if "KOZYR_SANDBOX_DOCKER_IMAGE" in os.environ:
+        return docker_backend.image()
+    began = time.monotonic()
+    built = subprocess.run([str(BUILD_LOCAL)], capture_output=True, text=True, timeout=900, check=False)
+    if built.returncode != 0:
+        pytest.fail(f"{BUILD_LOCAL.name} failed ({built.returncode}):\n{built.stdout}{built.stderr}")
+    print(f"\n{built.stdout.strip()} [{time.monotonic() - began:.1f} s]")
+    return docker_backend.image()
 
 
 @dataclass
@@ -34,16 +102,6 @@ class Run:
 
     def json(self) -> dict:
         return json.loads(self.stdout.decode().splitlines()[0])
-
-
-@pytest.fixture(scope="session")
-def backend() -> str:
-    reason = backends_available().get(BACKEND, f"unknown backend {BACKEND}")
-    if reason is not None:
-        if BACKEND == "docker":
-            pytest.skip(f"docker backend unavailable: {reason}")
-        pytest.fail(f"sandbox backend {BACKEND} does not work on this machine: {reason}")
-    return BACKEND
 
 
 @pytest.fixture
@@ -116,6 +174,12 @@ def assert_nothing_left(proc: SandboxProcess, report: SandboxReport) -> None:
                 if p.info["uids"] and p.info["uids"].real == proc.sandbox_uid
                 and p.info["status"] != psutil.STATUS_ZOMBIE]  # fmt: skip
         assert left == [], f"processes of sandbox uid {proc.sandbox_uid} still running: {left}"
+    if report.backend == "docker":
+        name = proc._confinement.name
+        engine, _ = docker_backend.find_engine()
+        listing = subprocess.run(engine.command("ps", "--all", "--quiet", "--filter", f"name=^{name}$"),
+                                 capture_output=True, text=True, check=True)  # fmt: skip
+        assert listing.stdout.strip() == "", f"container {name} still exists"
     # Whoever is left would still hold the write end of stdout: EOF proves there is nobody.
     assert read_until_eof(proc.stdout.fileno(), limit=1 << 24) is not None
     assert select.select([proc.stdout.fileno()], [], [], 5)[0], "stdout never reached EOF"

@@ -30,6 +30,7 @@ def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
         "--label", "kozyr.sandbox=1", "--label", "kozyr.sandbox.deadline=1700000000",
         "--network", "none", "--ipc", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=8m",
         "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        "--security-opt", "seccomp=seccomp.json",
         "--pids-limit", "16", "--memory", "128m", "--memory-swap", "128m", "--cpus", "0.5",
         "--ulimit", "nofile=32:32", "--ulimit", "nproc=4096:4096", "--ulimit", f"fsize={2 << 20}:{2 << 20}",
         "--ulimit", "cpu=11:12", "--ulimit", "core=0:0", "--ulimit", "memlock=0:0",
@@ -63,7 +64,7 @@ def test_the_reaper_reads_podmans_labels_through_its_own_template():
     runner = FakeRunner({"--storage-driver": "aaa 100\n"})
     assert docker_backend.reap_orphans(runner, engine=PODMAN, now=200) == ["aaa"]
     assert runner.calls[0][-1] == '{{.ID}} {{index .Labels "kozyr.sandbox.deadline"}}'
-    assert runner.calls[1] == ["/usr/bin/podman", "--storage-driver", "overlay", "rm", "--force", "aaa"]
+    assert runner.calls[1] == ["/usr/bin/podman", "--storage-driver", "overlay", "rm", "--force", "--time", "0", "aaa"]
 
 
 class FakeRunner:
@@ -143,12 +144,13 @@ def test_the_container_cgroup_reader_follows_the_bot_into_v1_and_v2_trees(tmp_pa
     (cpuacct / "cpuacct.usage").write_text("2500000000\n")
     (memory / "memory.max_usage_in_bytes").write_text(f"{48 << 20}\n")
     proc_cgroup = tmp_path / "proc-cgroup"
-    proc_cgroup.write_text("4:cpu,cpuacct:/libpod_parent/libpod-x\n3:memory:/libpod_parent/libpod-x\n0::/x\n")
+    proc_cgroup.write_text("4:cpu,cpuacct:/libpod_parent/libpod-x\n3:memory:/libpod_parent/libpod-x\n0::/\n")
     real_path = docker_backend.Path
     monkeypatch.setattr(docker_backend, "Path",
                         lambda text: proc_cgroup if text == "/proc/77/cgroup" else real_path(text))  # fmt: skip
     reader = docker_backend.ContainerCgroup(root=tmp_path)
-    assert reader.locate(77)
+    assert not reader.locate(77, "other")  # a reused pid: not the container's cgroup
+    assert reader.locate(77, "libpod-x")
     reader.sample()
     assert reader.cpu_seconds == 2.5 and reader.peak_memory_mb == 48
-    assert not docker_backend.ContainerCgroup(root=tmp_path).locate(10**9)  # no such process
+    assert not docker_backend.ContainerCgroup(root=tmp_path).locate(10**9, "x")  # no such process

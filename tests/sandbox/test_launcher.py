@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import Limits, cgroups, launcher
-from tests.sandbox.conftest import BACKEND, read_until
+from tests.sandbox.conftest import read_until
 
-pytestmark = pytest.mark.skipif(BACKEND != "bwrap", reason="bwrap's launcher only")
+pytestmark = pytest.mark.sandbox_backends("bwrap", reason="tests bwrap's own launcher")
 
 
 def _status(pid: int) -> dict[str, str]:
