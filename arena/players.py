@@ -1,8 +1,8 @@
 """Players: how the referee talks to a seat, whatever is behind it.
 
 Two kinds: a built-in bot running in-process, and an external program speaking the line protocol through
-pipes. The referee only uses the small interface below (start, send, ask, close) and never trusts what
-comes back. An external program is started by a *launcher* handed in from outside (the runner wires the
+pipes. The referee only uses the small interface below (launch, wait_ready, ask, hang_up, close) and never
+trusts what comes back. An external program is started by a *launcher* handed in from outside (the runner wires the
 ``sandbox`` package in; ``arena`` itself knows nothing of isolation).
 """
 
