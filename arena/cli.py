@@ -197,31 +197,13 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _check_sandbox(backend: str) -> None:
-    problem = _backend_problem(backend)
-    if problem:
-        raise UsageError(f"--sandbox {backend} cannot run here: {problem}")
-    import sandbox
-
-    for weakened in sandbox.weakened_guarantees(backend):  # said once, before any match
-        print(f"warning: sandbox {backend}: {weakened}", file=sys.stderr)
-
-
-def _backend_problem(backend: str) -> str | None:
-    """Probe only the backend that will be used (asking every backend ran `docker version` each time)."""
     import sandbox  # the runner is where arena meets the sandbox
 
-    single = getattr(sandbox, "backend_available", None)
-    if single is not None:
-        return single(backend)
-    if backend == "bwrap":
-        from sandbox.bwrap import preflight
-
-        return preflight()
-    if backend == "docker":
-        from sandbox.docker import unavailable_reason
-
-        return unavailable_reason()
-    return None
+    problem = sandbox.backend_available(backend)  # only the backend in use (all of them ran `docker version`)
+    if problem:
+        raise UsageError(f"--sandbox {backend} cannot run here: {problem}")
+    for weakened in sandbox.weakened_guarantees(backend):  # said once, before any match
+        print(f"warning: sandbox {backend}: {weakened}", file=sys.stderr)
 
 
 def _play_all(schedule, args: argparse.Namespace, matches: list[dict[str, Any]]) -> None:
