@@ -19,6 +19,17 @@ TIMING_BREAKDOWN = """() => {
 READY_MARK = "performance.getEntriesByName('replay-viewer-ready').map(e => e.startTime)[0]"
 
 
+def forget_replays() -> None:
+    from django.core.cache import cache
+
+    from web import replay_frames
+
+    cache.clear()
+    with replay_frames._passes_lock:
+        replay_frames._passes.clear()
+        replay_frames._replays.clear()
+
+
 def test_the_longest_burraco_replay_opens_and_reaches_its_end(live_server, page, play):
     # greedy against random to a higher target: more deals, the longest replays the house bots make
     matches = [play("burraco-2p", overrides={"target": 6000}) for _ in range(3)]
@@ -32,13 +43,17 @@ def test_the_longest_burraco_replay_opens_and_reaches_its_end(live_server, page,
     other = next(m for m in matches if m.pk != match.pk)
     page.goto(f"{live_server.url}/matches/{other.pk}/")
     page.wait_for_selector("#replay-viewer.ready")
-    page.goto(f"{live_server.url}/matches/{match.pk}/")
-    page.wait_for_selector("#replay-viewer.ready")
-    timings["cold_ready_ms"] = round(page.evaluate(READY_MARK))
-    timings["cold_breakdown_ms"] = page.evaluate(TIMING_BREAKDOWN)
-    page.reload()
-    page.wait_for_selector("#replay-viewer.ready")
-    timings["warm_ready_ms"] = round(page.evaluate(READY_MARK))
+    cold, warm = [], []
+    for _ in range(3):
+        forget_replays()  # the live server runs in this process: its caches are these
+        page.goto(f"{live_server.url}/matches/{match.pk}/")
+        page.wait_for_selector("#replay-viewer.ready")
+        cold.append(round(page.evaluate(READY_MARK)))
+        timings.setdefault("cold_breakdown_ms", page.evaluate(TIMING_BREAKDOWN))
+        page.reload()
+        page.wait_for_selector("#replay-viewer.ready")
+        warm.append(round(page.evaluate(READY_MARK)))
+    timings["cold_ready_ms"], timings["warm_ready_ms"] = sorted(cold), sorted(warm)
     began = page.evaluate("performance.now()")
     page.keyboard.press("End")
     page.wait_for_function(f"document.getElementById('replay-viewer').dataset.step === '{steps}'")

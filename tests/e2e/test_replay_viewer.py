@@ -139,3 +139,34 @@ def test_play_runs_the_match_forward_and_pause_stops_it(live_server, page, play)
     assert int(page.get_attribute("#replay-viewer", "data-step")) == stopped
     assert page.get_attribute("#rv-play", "aria-pressed") == "false"
     assert not page.errors
+
+
+def builtins_for(preset: str) -> tuple[str, ...]:
+    """greedy, random, greedy… one per seat, or one per team where a team holds several seats."""
+    from matches.actions import layout
+
+    seats, teams = layout(preset, {})
+    return tuple(["greedy", "random"] * 3)[:min(seats, len(teams))]
+
+
+@pytest.mark.parametrize("preset", ["bura-3p", "burkozel", "burkozel-pairs", "echki-6", "kozel-3p", "burraco"])
+def test_every_other_preset_draws_each_seats_view_without_errors(live_server, page, play, preset):
+    match = play(preset, builtins_for(preset))
+    replay = stored_replay(match)
+    steps = len(replay["actions"])
+    open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={steps // 2}&seat=all")
+    wait_for(page, steps // 2, "all")
+    state = engine_state(replay, steps // 2)
+    assert page.evaluate(DOM_HANDS) == {str(s): state.observation(s)["hand"] for s in range(state.num_seats)}
+    last = state.num_seats - 1
+    page.select_option("#rv-seat", str(last))
+    wait_for(page, steps // 2, str(last))
+    hands = page.evaluate(DOM_HANDS)
+    mine = state.observation(last)
+    assert hands[str(last)] == mine["hand"]
+    assert all(hands[str(s)] == ["??"] * mine["hand_sizes"][s] for s in range(last))
+    assert set(page.evaluate(DOM_CARDS)) - {"??"} <= strings_in(mine)
+    screenshot(page, f"viewer-{preset}-seat{last}")
+    page.keyboard.press("End")
+    wait_for(page, steps, str(last))
+    assert not page.errors
