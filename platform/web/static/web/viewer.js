@@ -270,7 +270,12 @@
     info.appendChild(line("Trumps", legend));
     info.appendChild(line("Contract", String(obs.contract) + (obs.soloist !== null && obs.soloist !== undefined ?
       ", soloist seat " + obs.soloist : "")));
-    info.appendChild(line("Sides", (obs.sides || []).map(function (side) { return side.join("+"); }).join(" vs ")));
+    if (obs.sides && obs.sides.length) {
+      info.appendChild(line("Sides", obs.sides.map(function (side) { return side.join("+"); }).join(" vs ")));
+    }
+    if (obs.widow_holder !== null && obs.widow_holder !== undefined) {
+      info.appendChild(line("Widow holder", seatName(obs.widow_holder)));
+    }
     if (obs.widow) info.appendChild(line("Widow", cardRow(obs.widow, obs, "small")));
     if (obs.discard) info.appendChild(line("Discard", cardRow(obs.discard, obs, "small")));
     box.appendChild(info);
@@ -307,7 +312,7 @@
   }
 
   function drawBurraco(obs, box) {
-    var info = el("div", "rv-info");
+    var info = el("div", "rv-info rv-wide");  // the table's centre across the board, the teams' melds below
     info.appendChild(line("Stock", String(obs.stock) + " cards"));
     var pile = obs.discard_pile || [];
     info.appendChild(line("Discard pile (" + pile.length + ")", cardRow(pile, obs, "small pile")));
