@@ -331,6 +331,12 @@ def _plan_zip(archive: zipfile.ZipFile, label: str) -> list[tuple[str, zipfile.Z
         if stat.S_ISLNK(mode):
             raise BotSpecError(f"bot {_show(label)}: the zip contains a symlink ({_show(name)}); symlinks are not "
                                f"allowed")
+        if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise BotSpecError(f"bot {_show(label)}: zip entry {_show(name)} is a {_kind(mode)}; a bot may hold only "
+                               f"plain files and folders")
+        if member.flag_bits & 0x1:
+            raise BotSpecError(f"bot {_show(label)}: zip entry {_show(name)} is encrypted (password-protected); zip "
+                               f"the bot without a password")
         if name.startswith("/") or name[1:3] == ":/" or any(part == ".." for part in name.split("/")):
             raise BotSpecError(f"bot {_show(label)}: zip entry {_show(name)} points outside the bot")
         parts = name.rstrip("/").split("/")

@@ -231,3 +231,25 @@ def test_the_runtimes_come_from_the_sandbox_list(tmp_path, monkeypatch):
     bot.mkdir()
     (bot / "main").write_text("#!/usr/bin/perl\n")
     assert "needs 'perl'; bots may rely on python3, node" in refused(bot, tmp_path)
+
+
+@pytest.mark.parametrize(("mode", "kind"), [
+    (stat.S_IFCHR | 0o666, "device file"), (stat.S_IFBLK | 0o666, "device file"), (stat.S_IFIFO | 0o644, "fifo"),
+    (stat.S_IFSOCK | 0o644, "socket"),
+])
+def test_zip_entries_of_special_kinds_are_refused(tmp_path, mode, kind):
+    info = zipfile.ZipInfo("special")
+    info.external_attr = mode << 16
+    archive = write_zip(tmp_path / "bot.zip", [("main.py", FAIR.encode()), (info, b"")])
+    assert f"zip entry 'special' is a {kind}" in refused(archive, tmp_path)
+
+
+def test_an_encrypted_zip_entry_is_named_in_one_line(tmp_path):
+    archive = write_zip(tmp_path / "bot.zip", [("main.py", FAIR.encode())])
+    data = bytearray(archive.read_bytes())
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # the flag bits of both headers
+        at = data.index(signature)
+        data[at + offset] |= 0x1
+    archive.write_bytes(bytes(data))
+    message = refused(archive, tmp_path)
+    assert "zip entry 'main.py' is encrypted" in message and "ZipInfo" not in message

@@ -168,9 +168,6 @@ def test_it_refuses_a_zip_cut_inside_its_last_member(refuse):
     refuse("bot.zip", whole[: len(whole) - 60], "not a valid zip", "damaged", "truncated", "corrupt")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed message \"the zip cannot be unpacked (File <ZipInfo filename='main.py' filemode='?rw-------'"
-    " file_size=43> is encrypted, ...)\"; expected one clear line naming main.py without a Python repr"))
 def test_it_refuses_a_zip_with_an_encrypted_entry(refuse):
     encrypted = with_flag_bits(stored_zip({"main.py": MAIN}), 0x1)
     refuse("bot.zip", encrypted, "encrypt", "password")
@@ -204,18 +201,12 @@ def test_it_refuses_a_symlink_in_a_zip(refuse):
     refuse("bot.zip", zip_with_modes(entries, zipfile.ZIP_STORED), "symlink", "link")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed 201: arena/botspec._plan_zip checks only S_ISLNK, so an S_IFCHR/S_IFBLK entry is unpacked "
-    "as a plain file and stored; expected 400 naming the device file (issue 8 section 3)"))
 @pytest.mark.parametrize("kind", [stat.S_IFCHR, stat.S_IFBLK], ids=["character-device", "block-device"])
 def test_it_refuses_a_device_file_in_a_zip(refuse, kind):
     entries = [("main.py", 0o100644, MAIN), ("dev", kind | 0o666, b"")]
     refuse("bot.zip", zip_with_modes(entries, zipfile.ZIP_STORED), "device")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "observed 201: an S_IFIFO zip entry is accepted (unpacked as a plain file); expected 400 as for a "
-    "folder's fifo ('a bot may hold only plain files and folders')"))
 def test_it_refuses_a_fifo_in_a_zip(refuse):
     entries = [("main.py", 0o100644, MAIN), ("pipe", stat.S_IFIFO | 0o644, b"")]
     refuse("bot.zip", zip_with_modes(entries, zipfile.ZIP_STORED), "fifo", "pipe", "special")
