@@ -91,3 +91,51 @@ def test_hostile_actions_raise_illegal_action_and_change_nothing(preset):
                             state.apply(other, {"type": "pass"})
                 assert snapshot(state) == before
             state.apply(seat, bots[seat].act(state.observation(seat), state.legal_actions(seat)))
+
+
+class EscapingBot:
+    """Answers its first decision with a legal-looking action carrying terminal escapes in an unknown key and
+    in its values: whatever the rules quote back must reach the record escaped."""
+
+    label = "escaper"
+
+    def launch(self, hello, deadline):
+        pass
+
+    def wait_ready(self, deadline):
+        return {"type": "ready", "name": "\x1b]0;title\x07escaper"}
+
+    def ask(self, request, deadline, before=()):
+        legal = request["legal_actions"]
+        base = dict(legal[0]) if legal else {"type": "\x1b[2Jplay"}
+        base["\x1b]52;c;cGF5bG9hZA==\x07"] = "\x1b[31mred"
+        return {"type": "action", "id": request["id"], "action": base}
+
+    def hang_up(self, farewell):
+        pass
+
+    def close(self, farewell=()):
+        from arena.players import SeatReport
+
+        return SeatReport()
+
+
+@pytest.mark.parametrize("preset", list(all_presets()))
+def test_escape_sequences_in_a_hostile_action_never_reach_the_record_raw(preset):
+    from arena.referee import play_match
+    from tests.arena.conftest import builtin
+
+    _, rules = all_presets()[preset]
+    seats = new_match(rules, 0).num_seats
+    for escaper_seat in range(seats):
+        players = [EscapingBot() if s == escaper_seat else builtin(preset, "random", s) for s in range(seats)]
+        record = play_match(rules, 0, players, preset=preset)
+        stopped = [s for s in record.result["seats"] if s["verdict"] != "ok"]
+        if not stopped:
+            continue  # the escaper never had to decide before the match ended
+        texts = [s["detail"] for s in record.result["seats"]] + [s["name"] for s in record.result["seats"]]
+        if record.replay["rejected"] is not None:
+            texts.append(record.replay["rejected"]["error"])
+        assert all(ch.isprintable() for text in texts for ch in text), texts
+        return
+    pytest.fail("the escaping bot was never asked to decide")
