@@ -27,6 +27,7 @@ import math
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 import uuid
@@ -45,6 +46,7 @@ LABEL = "kozyr.sandbox"
 DEFAULT_IMAGE = "kozyr-bot-runtime:latest"
 DEFAULT_UID = 65534  # nobody: no file on the image belongs to it
 DEADLINE_MARGIN_SECONDS = 60
+OWNER_LABEL = f"{LABEL}.owner"  # host:pid:start time of the worker process that started the container
 ENGINE_SETTING = "KOZYR_CONTAINER_ENGINE"
 RUNTIME_SETTING = "KOZYR_CONTAINER_RUNTIME"
 STORAGE_SETTING = "KOZYR_CONTAINER_STORAGE_DRIVER"
@@ -145,7 +147,8 @@ NPROC_SHARED = 4096
 
 def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str, deadline: int,
                 env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = Engine(),
-                nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json") -> list[str]:  # fmt: skip
+                nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json",
+                owner: str = "") -> list[str]:  # fmt: skip
     """The `run` command line for one bot (pure: tests read it)."""
     megabytes = f"{limits.memory_mb}m"
     cpu_soft = math.ceil(limits.cpu_seconds) + 1  # a per-process backstop; the watchdog stops the bot first
@@ -159,6 +162,7 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
         "--name", name,
         "--label", f"{LABEL}=1",
         "--label", f"{LABEL}.deadline={deadline}",
+        "--label", f"{OWNER_LABEL}={owner}",
         *podman_only,
         "--network", "none",
         "--ipc", "none",
@@ -187,24 +191,53 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
     ]  # fmt: skip
 
 
-def reap_orphans(runner: Runner = subprocess.run, engine: Engine | None = None, now: float | None = None) -> list[str]:
-    """Remove sandbox containers whose deadline has passed (left by a crashed worker). Returns their ids.
+def owner_token(pid: int | None = None) -> str:
+    """Who started a container: this host, a worker pid and that process's start time (pids are reused)."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}:{pid}:{_start_time(pid)}"
 
-    Run it at worker start and periodically. A container whose deadline has not passed may belong to a
-    live worker and is left alone: its own wall limit is at most DEADLINE_MARGIN_SECONDS shorter."""
+
+def _start_time(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
+
+
+def _owner_is_dead(token: str) -> bool:
+    """True only for a worker of this host whose process no longer exists: another host's is not ours to judge."""
+    parts = token.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or parts[0] != socket.gethostname():
+        return False
+    return owner_token(int(parts[1])) != token
+
+
+def reap_orphans(runner: Runner = subprocess.run, engine: Engine | None = None, now: float | None = None) -> list[str]:
+    """Remove the sandbox containers a crashed worker left behind. Returns their ids.
+
+    Run it at worker start and periodically. A container is an orphan when the worker that started it (its
+    owner label) was a process of this host that no longer exists, or when its deadline has passed (a
+    worker on another host sharing the engine: its wall limit is DEADLINE_MARGIN_SECONDS shorter)."""
     engine = engine or _required_engine()
     now = time.time() if now is None else now
     # Docker's ps template has .Label "name"; Podman's only the .Labels map.
-    label = f'index .Labels "{LABEL}.deadline"' if engine.kind == "podman" else f'.Label "{LABEL}.deadline"'
+    if engine.kind == "podman":
+        deadline, owner = (f'index .Labels "{name}"' for name in (f"{LABEL}.deadline", OWNER_LABEL))
+    else:
+        deadline, owner = (f'.Label "{name}"' for name in (f"{LABEL}.deadline", OWNER_LABEL))
     listing = runner(
         engine.command("ps", "--all", "--no-trunc", "--filter", f"label={LABEL}=1",
-                       "--format", "{{.ID}} {{" + label + "}}"),
+                       "--format", "{{.ID}} {{" + deadline + "}} {{" + owner + "}}"),
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     expired = []
     for line in listing.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and int(parts[1]) < now:
+        if len(parts) < 2:
+            continue
+        past_deadline = parts[1].isdigit() and int(parts[1]) < now
+        if past_deadline or (len(parts) == 3 and _owner_is_dead(parts[2])):
             expired.append(parts[0])
     if expired:
         runner(engine.command(*engine.remove_now(*expired)), capture_output=True, text=True, check=False)
@@ -396,7 +429,8 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     name = f"kozyr-bot-{uuid.uuid4().hex[:16]}"
     deadline = int(time.time() + limits.wall_seconds + DEADLINE_MARGIN_SECONDS)
     argv = run_command(command, bot_dir, limits, name=name, deadline=deadline, env=bot_environment(env),
-                       image_name=image(), engine=engine, seccomp_profile=container_seccomp.profile_path())  # fmt: skip
+                       image_name=image(), engine=engine, seccomp_profile=container_seccomp.profile_path(),
+                       owner=owner_token())  # fmt: skip
     # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
     cli_env = {key: value for key, value in os.environ.items()
                if key.startswith(("DOCKER_", "CONTAINERS_")) or key in ("PATH", "HOME", "XDG_RUNTIME_DIR")}  # fmt: skip

@@ -4,6 +4,7 @@ engine. Whether the flags really isolate is test_adversarial.py's job, run again
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -21,13 +22,14 @@ def command_line(engine: Engine, tmp_path) -> list[str]:
     limits = Limits(memory_mb=128, processes=16, tmp_mb=8, cpus=0.5, open_files=32, file_size_mb=2, cpu_seconds=9.5)
     return docker_backend.run_command(["python3", "bot.py"], tmp_path, limits, name="kozyr-bot-x",
                                       deadline=1700000000, env={"PATH": "/usr/bin"}, image_name="img:1",
-                                      engine=engine)  # fmt: skip
+                                      engine=engine, owner="host:1:2")  # fmt: skip
 
 
 def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
     assert command_line(DOCKER, tmp_path) == [
         "docker", "run", "--interactive", "--name", "kozyr-bot-x",
         "--label", "kozyr.sandbox=1", "--label", "kozyr.sandbox.deadline=1700000000",
+        "--label", "kozyr.sandbox.owner=host:1:2",
         "--network", "none", "--ipc", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=8m",
         "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
         "--security-opt", "seccomp=seccomp.json",
@@ -48,13 +50,16 @@ def test_podman_gets_the_same_flags_plus_its_runtime_and_no_defaults_of_its_own(
     assert "--init" not in podman and "--rm" not in podman  # the bot is pid 1; finish() inspects, then removes
 
 
-def test_the_reaper_removes_only_sandbox_containers_past_their_deadline():
-    runner = FakeRunner({"ps": "aaa 100\nbbb 300\nccc notanumber\nddd\n"})
-    assert docker_backend.reap_orphans(runner, engine=DOCKER, now=200) == ["aaa"]
+def test_the_reaper_removes_containers_past_their_deadline_or_of_a_dead_worker_of_this_host():
+    alive, elsewhere = docker_backend.owner_token(), "another-host:1:1"
+    dead = f"{docker_backend.socket.gethostname()}:{os.getpid()}:0"  # this pid, but not this start time
+    runner = FakeRunner({"ps": f"aaa 100 {alive}\nbbb 300 {alive}\nccc notanumber {elsewhere}\nddd\n"
+                               f"eee 300 {dead}\nfff 300 {elsewhere}\nggg 300 <no value>\n"})
+    assert docker_backend.reap_orphans(runner, engine=DOCKER, now=200) == ["aaa", "eee"]
     assert runner.calls[0][:4] == ["docker", "ps", "--all", "--no-trunc"]
     assert "label=kozyr.sandbox=1" in runner.calls[0]
-    assert runner.calls[0][-1] == '{{.ID}} {{.Label "kozyr.sandbox.deadline"}}'
-    assert runner.calls[1] == ["docker", "rm", "--force", "aaa"]
+    assert runner.calls[0][-1] == '{{.ID}} {{.Label "kozyr.sandbox.deadline"}} {{.Label "kozyr.sandbox.owner"}}'
+    assert runner.calls[1] == ["docker", "rm", "--force", "aaa", "eee"]
     quiet = FakeRunner({"ps": ""})
     assert docker_backend.reap_orphans(quiet, engine=DOCKER, now=200) == []
     assert len(quiet.calls) == 1
@@ -63,7 +68,8 @@ def test_the_reaper_removes_only_sandbox_containers_past_their_deadline():
 def test_the_reaper_reads_podmans_labels_through_its_own_template():
     runner = FakeRunner({"--storage-driver": "aaa 100\n"})
     assert docker_backend.reap_orphans(runner, engine=PODMAN, now=200) == ["aaa"]
-    assert runner.calls[0][-1] == '{{.ID}} {{index .Labels "kozyr.sandbox.deadline"}}'
+    assert runner.calls[0][-1] == ('{{.ID}} {{index .Labels "kozyr.sandbox.deadline"}} '
+                                   '{{index .Labels "kozyr.sandbox.owner"}}')
     assert runner.calls[1] == ["/usr/bin/podman", "--storage-driver", "overlay", "rm", "--force", "--time", "0", "aaa"]
 
 
