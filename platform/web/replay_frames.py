@@ -16,6 +16,7 @@ replay's SHA-256, so it never goes stale) and finished chunks go to the Django c
 from __future__ import annotations
 
 import gzip
+import logging
 import pickle
 import threading
 from collections import OrderedDict
@@ -37,6 +38,8 @@ SNAPSHOT_EVERY = 200
 PASSES_KEPT = 16  # full passes kept per process; one for a 2,000-action Burraco match is about 1 MB
 CACHE_SECONDS = 3600
 CACHE_VERSION = 2  # bump when the frames' shape changes
+
+logger = logging.getLogger(__name__)
 
 NOTABLE = {"deal": "deal", "claim": "claim", "combination": "combination", "pozzetto": "pozzetto",
            "deal_end": "deal-end", "match_end": "end"}
@@ -396,6 +399,9 @@ def frames_view(request, pk: int):
         return JsonResponse(error_body("bad_request", str(err)), status=400)
     except blobs.BlobMissing:
         return JsonResponse(error_body("not_found", "the replay file is missing from storage"), status=404)
+    except (blobs.BlobCorrupt, ValueError, KeyError, TypeError) as err:  # IllegalAction is a ValueError
+        logger.warning("match %s: its stored replay cannot be re-run: %s", pk, err)
+        return JsonResponse(error_body("server_error", f"the stored replay cannot be re-run: {err}"), status=500)
     return HttpResponse(body, content_type="application/json")
 
 

@@ -181,3 +181,18 @@ def test_a_validation_replay_is_its_owners_only(client, played, alice, bob):
 def test_the_match_page_draws_the_score_progression(client, played):
     page = client.get(f"/matches/{played.pk}/").content.decode()
     assert "Score progression" in page and '<svg class="chart"' in page and 'id="replay-viewer"' in page
+
+
+def test_a_stored_replay_that_does_not_re_run_is_a_clear_error(client, played):
+    from bots import blobs
+    from matches.models import Match
+    from web.replay_frames import cached_replay
+
+    broken = json.loads(json.dumps(cached_replay(played.replay_sha256)))
+    broken["actions"][1]["action"] = {"type": "fly"}
+    digest = blobs.put("replays", gzip.compress(json.dumps(broken).encode()))
+    Match.objects.filter(pk=played.pk).update(replay_sha256=digest)
+    answer = client.get(f"/matches/{played.pk}/frames/")
+    assert answer.status_code == 500
+    assert "cannot be re-run" in answer.json()["error"]["message"]
+    assert client.get(f"/matches/{played.pk}/").status_code == 200  # the page itself still opens
