@@ -123,9 +123,9 @@ def _sandbox_launcher(spec: BotSpec, backend: str, limits: dict[str, Any]) -> Ca
         try:
             return sandbox.start(list(spec.command), Path(spec.directory), sandbox_limits, backend=backend,
                                  allow_unsafe=backend == "unsafe", env={"PYTHONUNBUFFERED": "1"})
-        except sandbox.SandboxError as err:
+        except (sandbox.SandboxError, OSError) as err:
             # The bot's files and entry point were checked when it was staged: what is left is the machine's
-            # (no free sandbox uid, cgroups, the container engine). Not the bot's loss.
+            # (no free sandbox uid, cgroups, the container engine, a full disk). Not the bot's loss.
             raise InfrastructureError(f"the sandbox could not start the bot: {err}") from None
 
     return launch
