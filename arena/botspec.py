@@ -325,7 +325,7 @@ def _plan_zip(archive: zipfile.ZipFile, label: str) -> list[tuple[str, zipfile.Z
     entries: list[tuple[list[str], zipfile.ZipInfo | None]] = []
     for member in members:
         name = member.filename
-        if name.startswith("__MACOSX/"):
+        if any(part in IGNORED for part in name.split("/")):
             continue
         mode = member.external_attr >> 16
         if stat.S_ISLNK(mode):

@@ -253,3 +253,10 @@ def test_an_encrypted_zip_entry_is_named_in_one_line(tmp_path):
     archive.write_bytes(bytes(data))
     message = refused(archive, tmp_path)
     assert "zip entry 'main.py' is encrypted" in message and "ZipInfo" not in message
+
+
+def test_caches_and_metadata_folders_are_left_out_of_zips_too(tmp_path):
+    archive = write_zip(tmp_path / "bot.zip", [("bot/main.py", FAIR.encode()), ("bot/__pycache__/m.pyc", b"x"),
+                                               ("bot/.git/HEAD", b"ref"), ("__MACOSX/bot/._main.py", b"x")])
+    staged = Path(stage_bot(archive, tmp_path / "staged").directory)
+    assert sorted(p.name for p in staged.iterdir()) == ["main.py"]
