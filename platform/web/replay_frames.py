@@ -30,6 +30,7 @@ from django.views.decorators.gzip import gzip_page
 from arena import protocol
 from arena.games import load_game, new_match
 from arena.games.base import HIDDEN
+from arena.referee import MALFORMED_ACTION_ERRORS
 from arena.replay import describe_event
 
 DEFAULT_COUNT = 100
@@ -399,7 +400,7 @@ def frames_view(request, pk: int):
         return JsonResponse(error_body("bad_request", str(err)), status=400)
     except blobs.BlobMissing:
         return JsonResponse(error_body("not_found", "the replay file is missing from storage"), status=404)
-    except (blobs.BlobCorrupt, ValueError, KeyError, TypeError) as err:  # IllegalAction is a ValueError
+    except (blobs.BlobCorrupt, *MALFORMED_ACTION_ERRORS) as err:  # what the engine raises on a refused action
         logger.warning("match %s: its stored replay cannot be re-run: %s", pk, err)
         return JsonResponse(error_body("server_error", f"the stored replay cannot be re-run: {err}"), status=500)
     return HttpResponse(body, content_type="application/json")
@@ -434,7 +435,7 @@ def score_chart(sha256: str, title: str):
     if found is None:
         try:
             found = score_series(cached_replay(sha256))
-        except (blobs.BlobMissing, blobs.BlobCorrupt, ValueError, KeyError):
+        except (blobs.BlobMissing, blobs.BlobCorrupt, *MALFORMED_ACTION_ERRORS):
             found = ([], [], "score")
         cache.set(key, found, CACHE_SECONDS)
     series, labels, kind = found
