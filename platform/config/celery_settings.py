@@ -8,14 +8,17 @@ stays invisible for longer than the longest match before Redis redelivers it.
 
 from __future__ import annotations
 
-from kombu import Queue
+from kombu import Exchange, Queue
 
 # Highest priority first: the worker consumes its queues in this order.
 QUEUE_ORDER = ("tournament", "validation", "challenge", "ladder", "maintenance")
 MATCH_HARD_CAP_SECONDS = 2 * 3600  # no match, however slow its bots, holds a worker longer than this
 
-CELERY_TASK_QUEUES = tuple(Queue(name) for name in QUEUE_ORDER)
+# One direct exchange per queue, so a message published to a queue lands in that queue only.
+CELERY_TASK_QUEUES = tuple(Queue(name, Exchange(name, type="direct"), routing_key=name) for name in QUEUE_ORDER)
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"
+CELERY_TASK_DEFAULT_EXCHANGE = "maintenance"
+CELERY_TASK_DEFAULT_ROUTING_KEY = "maintenance"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

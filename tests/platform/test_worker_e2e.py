@@ -80,13 +80,13 @@ def ready_slow_version(owner, bot, delay: float) -> BotVersion:
     return BotVersion.objects.get(pk=version.pk)
 
 
-def slow_ladder_match(alice, delay: float = 0.25) -> Match:
+def slow_ladder_match(alice, delay: float = 0.25, deals: int = 1) -> Match:
     from bots.actions import do_create_bot, ensure_house_bots
 
     ensure_house_bots()
     bot = do_create_bot(alice, game="bura", name=f"slow-{int(delay * 1000)}")
     version = ready_slow_version(alice, bot, delay)
-    return actions.create_match(kind="ladder", preset="bura", overrides={"match": "deals:1"}, ranked=True,
+    return actions.create_match(kind="ladder", preset="bura", overrides={"match": f"deals:{deals}"}, ranked=True,
                                 seat_versions=[version, house_version("bura", "random")])
 
 
@@ -105,16 +105,18 @@ def test_it_validates_an_upload_on_a_real_worker(workers, alice, upload):
 
 
 def test_it_finishes_a_match_exactly_once_after_its_worker_is_killed(workers, alice):
-    match = slow_ladder_match(alice, delay=0.3)
+    match = slow_ladder_match(alice, delay=0.5, deals=3)
     first = workers("doomed", KOZYR_LEASE_SECONDS="5")
     wait_for(lambda: Match.objects.filter(pk=match.pk, status="running").exists(), 60, "the match to start")
     time.sleep(1.5)  # well inside the match: bots are running in their sandboxes
+    assert Match.objects.get(pk=match.pk).status == "running"
     sandboxed = first.descendants()
     first.kill()
     wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in sandboxed), 15,
              "every process of the killed worker to be gone")
     # The lease runs out; the beat job (called here) puts the match back in the queue for another worker.
     wait_for(lambda: Match.objects.get(pk=match.pk).lease_expires < timezone.now(), 15, "the lease to expire")
+    assert Match.objects.get(pk=match.pk).status == "running"  # nobody else touched it meanwhile
     workers("rescuer", KOZYR_LEASE_SECONDS="5")
     assert actions.recover_expired_leases() == 1
     wait_for(lambda: Match.objects.get(pk=match.pk).status == "finished", 120, "the rescuer to finish the match")
@@ -164,3 +166,32 @@ def test_it_refuses_to_start_a_worker_that_cannot_run_the_sandbox(workers, alice
     broken.proc.wait(timeout=60)
     assert broken.proc.returncode != 0
     assert "kozyr worker: sandbox backend bwrap unavailable" in broken.output()
+
+
+def test_it_runs_a_tournament_and_a_version_test_to_the_end_on_a_real_worker(workers, alice, as_user):
+    from bots.actions import ensure_house_bots
+    from tests.platform.test_tournaments_platform import host_tournament
+    from tournaments import running
+    from tournaments.models import Tournament, VersionTest
+    from tournaments.versiontests import do_start_test
+
+    ensure_house_bots()
+    pk = host_tournament(alice, as_user, ["greedy-bura", "greedy-p50-bura", "random-bura"], name="Worker Cup")
+    strong = house_version("bura", "greedy")
+    bot = strong.bot
+    bot.owner = alice
+    bot.save()
+    twin = BotVersion.objects.create(bot=bot, number=2, builtin="random", runtime="builtin", status="ready")
+    test = do_start_test(alice, strong, twin, "bura", elo0=0, elo1=200, alpha=0.1, beta=0.1, parallel=2,
+                         max_pairs=200)
+    running.start(Tournament.objects.get(pk=pk))
+    workers("w1")
+
+    def done() -> bool:
+        running.drive()  # what the beat job does every 15 s
+        return (Tournament.objects.get(pk=pk).status == "finished"
+                and VersionTest.objects.get(pk=test.pk).status != "running")
+
+    wait_for(done, 240, "the tournament and the version test to finish")
+    assert VersionTest.objects.get(pk=test.pk).status == VersionTest.Status.H1
+    assert Tournament.objects.get(pk=pk).trophies.count() == 3

@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import redis
 from celery import Celery
+from kombu import Connection
 
 REPO = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/15")
@@ -24,12 +25,14 @@ def flush_broker() -> None:
     redis.Redis.from_url(REDIS_URL).flushdb()
 
 
-_sender = Celery("kozyr-test-sender", broker=REDIS_URL)
-_sender.conf.broker_transport_options = {"queue_order_strategy": "priority"}
+_sender = Celery("kozyr-test-sender")
+_sender.config_from_object("config.celery_settings", namespace="CELERY")  # the site's queues and exchanges
 
 
 def publish_to_redis(match_id: int, queue: str) -> None:
-    _sender.send_task("matches.tasks.play_match", args=[match_id], queue=queue)
+    # An explicit connection: the test process's own broker setting (CELERY_BROKER_URL) is memory://.
+    with Connection(REDIS_URL) as connection:
+        _sender.send_task("matches.tasks.play_match", args=[match_id], queue=queue, connection=connection)
 
 
 class Worker:
