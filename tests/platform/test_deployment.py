@@ -184,6 +184,30 @@ def test_web_is_published_only_to_the_local_reverse_proxy():
             assert "ports" not in spec, f"{name} must not be reachable from outside"
 
 
+def test_the_image_is_the_one_the_services_run():
+    dockerfile = (REPO / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11-slim$", dockerfile, flags=re.MULTILINE)
+    assert re.search(r"^RUN pip install \. ", dockerfile, flags=re.MULTILINE)
+    assert re.search(r"^USER kozyr:kozyr$", dockerfile, flags=re.MULTILINE)  # never root at run time
+    assert 'ENTRYPOINT ["/srv/kozyr/app/deploy/entrypoint.sh"]' in dockerfile
+    assert "collectstatic" in dockerfile
+    # what the compose file and the entry point expect inside the image
+    assert service("web")["healthcheck"]["test"][1] == "/srv/kozyr/app/deploy/healthcheck.py"
+    assert "/srv/kozyr/app/platform" in " ".join(service("worker")["healthcheck"]["test"])
+
+
+def test_the_build_context_has_what_the_image_copies_and_no_secrets():
+    ignored = {line.strip() for line in (REPO / ".dockerignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")}  # fmt: skip
+    assert {".env", ".git", ".venv", "var"} <= ignored
+    copied = re.findall(r"^COPY (?!--from)(.+) \S+$", (REPO / "Dockerfile").read_text(), flags=re.MULTILINE)
+    sources = [name for line in copied for name in line.split()]
+    assert {"arena", "sandbox", "platform", "manage.py", "deploy", "pyproject.toml", "README.md"} <= set(sources)
+    for source in sources:
+        assert (REPO / source).exists(), source
+        assert source not in ignored, f".dockerignore leaves {source} out of the build context"
+
+
 # --- settings: what compose and env.example pass is what the code reads ------------------------------
 
 
