@@ -22,7 +22,7 @@ from matches.models import Match, Seat
 from ratings import live
 from ratings.fit import fit
 from ratings.models import Rating, RatingSnapshot, Refit
-from ratings.outcomes import MatchResult, Outcomes
+from ratings.outcomes import Outcomes
 
 REFIT_EVERY = 200  # ranked matches of a preset between refits, besides the periodic one
 
@@ -99,34 +99,37 @@ def live_elo(version_ids: list[int], preset: str) -> dict[int, float]:
     return {pk: live.to_elo(mu) for pk, mu in rows}
 
 
-def ranked_results(preset: str) -> tuple[dict[int, MatchResult], int]:
-    """Every finished ranked match of the preset, keyed by match id, and the highest id."""
+def ranked_outcomes(preset: str) -> tuple[Outcomes, int, int]:
+    """Every finished ranked match of the preset as pairwise outcomes (built straight from the seat rows,
+    keyed by match id so none counts twice), the number of matches and the highest match id."""
     from matches.actions import layout
 
     _, teams = layout(preset, {})
+    team_of_seat = {seat: k for k, team in enumerate(teams) for seat in team}
     rows = (Seat.objects.filter(match__preset=preset, match__ranked=True, match__status=Match.Status.FINISHED)
-            .order_by("match_id", "seat").values_list("match_id", "match__duplicate_set", "version_id", "rank"))
-    grouped: dict[int, tuple] = {}
-    for match_id, duplicate_set, version_id, rank in rows.iterator(chunk_size=20_000):
-        entry = grouped.setdefault(match_id, (duplicate_set, [], []))
-        entry[1].append(version_id)
-        entry[2].append(rank)
-    results = {match_id: MatchResult(seats=versions, ranks=ranks, teams=teams, duplicate_set=duplicate_set)
-               for match_id, (duplicate_set, versions, ranks) in grouped.items() if len(versions) == len(
-                   [s for t in teams for s in t])}
-    return results, max(grouped, default=0)
+            .order_by("match_id", "seat").values_list("match_id", "seat", "version_id", "rank",
+                                                      "match__duplicate_set"))
+    match_ids, players, ranks, team, sets = [], [], [], [], []
+    for match_id, seat, version_id, rank, duplicate_set in rows.iterator(chunk_size=50_000):
+        match_ids.append(match_id)
+        players.append(version_id)
+        ranks.append(rank)
+        team.append(team_of_seat[seat])
+        sets.append(str(duplicate_set))
+    outcomes = Outcomes.from_seats(match_ids, players, ranks, team, sets)
+    return outcomes, len(set(match_ids)), max(match_ids, default=0)
 
 
 def refit_preset(preset: str) -> Refit:
     """The official ratings of a preset, from scratch over all its ranked matches (warm started)."""
     started = time.perf_counter()
-    results, last_match = ranked_results(preset)
+    outcomes, matches, last_match = ranked_outcomes(preset)
     previous = dict(Rating.objects.filter(preset=preset, official__isnull=False).values_list("version_id",
                                                                                               "official"))
-    fitted = fit(Outcomes.from_results(results), previous)
+    fitted = fit(outcomes, previous)
     now = timezone.now()
     with transaction.atomic():
-        refit = Refit.objects.create(preset=preset, matches=len(results), last_match=last_match, rated=0,
+        refit = Refit.objects.create(preset=preset, matches=matches, last_match=last_match, rated=0,
                                      seconds=0.0)
         rows = list(Rating.objects.select_for_update().filter(preset=preset))
         snapshots = []
@@ -157,8 +160,10 @@ def _set_los_to_next(preset: str, rows: Iterable[Rating], fitted) -> None:
     current = set(Bot.objects.filter(ratings__preset=preset).values_list("current_version_id", flat=True))
     board = sorted((r for r in rows if r.version_id in current and r.official is not None),
                    key=lambda r: -r.official)
-    for above, below in itertools.pairwise(board):
-        above.los_next = fitted.los(above.version_id, below.version_id)
+    neighbours = list(itertools.pairwise(board))
+    for (above, _), value in zip(neighbours, fitted.los_many([(a.version_id, b.version_id) for a, b in neighbours]),
+                                 strict=True):
+        above.los_next = value
 
 
 def presets_needing_refit() -> list[str]:
