@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from django.contrib.auth import get_user_model
@@ -135,10 +136,18 @@ def finish_validation(match, seats) -> None:
         Bot.objects.filter(pk=version.bot_id).update(current_version=version, updated=timezone.now())
         # A ladder suspension is lifted by a new version that validates; a staff suspension is not.
         Bot.objects.filter(pk=version.bot_id, suspended_by="ladder").update(suspended_reason="", suspended_by="")
+        transaction.on_commit(_fill_ladder_now)  # its placement games start now, not at the next beat
     else:
         version.status = BotVersion.Status.REJECTED
         version.reason = f"{failed.verdict} ({failed.code}): {failed.detail}"[:4000]
         version.save(update_fields=["status", "reason", "validated_at"])
+
+
+def _fill_ladder_now() -> None:
+    from matches.tasks import fill_ladder
+
+    with contextlib.suppress(Exception):  # the broker is away: the beat job fills the ladder anyway
+        fill_ladder.apply_async(queue="maintenance")
 
 
 def fail_validation(match) -> None:
