@@ -109,6 +109,7 @@ def test_every_part_of_the_site_is_a_service():
         assert services[name]["env_file"] == ".env", name
         assert services[name]["command"] == [name], name
         assert "privileged" not in services[name] and services[name]["cap_drop"] == ["ALL"], name
+        assert services[name]["init"] is True, name
 
 
 def test_health_checks():
