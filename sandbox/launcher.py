@@ -67,8 +67,7 @@ class Plan:
             self.report_read, self._report_write = os.pipe()
 
     def child_setup(self) -> None:  # pragma: no cover - runs in the forked child only
-        if self.fds:
-            _place_fds(self.fds)
+        _place_fds(self.fds)
         for path in self.v1_tasks:
             _write(path, b"0")
         for which, soft, hard in self.rlimits:
@@ -171,11 +170,14 @@ CLOSE_RANGE_CLOEXEC = 4
 def _place_fds(fds: dict[int, int]) -> None:  # pragma: no cover - runs in the forked child only
     """dup2 each source onto its target number. A source sitting on some target number is first moved above
     them all. (Whatever the parent had on a target number is replaced: it is not the child's to keep.)"""
-    top = max(fds) + 1
+    top = max(fds, default=2) + 1
     sources = {target: fcntl.fcntl(source, fcntl.F_DUPFD_CLOEXEC, top) if source in fds else source
                for target, source in fds.items()}  # fmt: skip
     for target, source in sources.items():
         os.dup2(source, target)  # the copy is inheritable
+    for source in sources.values():
+        if source not in fds:  # a source below the targets that is no target itself must not leak
+            os.set_inheritable(source, False)
     if _libc.syscall(SYS_CLOSE_RANGE, top, 0xFFFF_FFFF, CLOSE_RANGE_CLOEXEC) != 0:
         for name in os.listdir("/proc/self/fd"):  # kernel < 5.11
             with contextlib.suppress(OSError):

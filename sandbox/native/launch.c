@@ -61,6 +61,11 @@ int main(int argc, char **argv) {
             }
     for (int k = 0; k < nfds; k++)
         if (dup2(sources[k], targets[k]) < 0) die("dup2");
+    for (int k = 0; k < nfds; k++) {  /* a source below the targets that is no target itself must not leak */
+        int is_target = 0;
+        for (int j = 0; j < nfds; j++) is_target |= sources[k] == targets[j];
+        if (!is_target && fcntl(sources[k], F_SETFD, FD_CLOEXEC) != 0) die("F_SETFD");
+    }
     if (syscall(SYS_close_range, top, ~0U, CLOSE_RANGE_CLOEXEC) != 0) die("close_range");
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
         const char *opt = argv[i], *value = argv[i + 1];

@@ -58,3 +58,20 @@ def test_the_native_launcher_is_built_where_a_compiler_exists():
     binary = native.launcher_binary()
     assert binary is not None and os.access(binary, os.X_OK)
     assert not os.stat(binary).st_mode & 0o022
+
+
+@pytest.mark.parametrize("backend_name", ["bwrap", "unsafe"])
+def test_the_bot_inherits_no_descriptor_but_its_three_pipes(tmp_path, set_up_by, backend_name):
+    spare = [os.open("/dev/null", os.O_RDONLY) for _ in range(12)]  # push the sandbox's own descriptors around
+    for fd in spare[::3]:
+        os.set_inheritable(fd, True)  # descriptors the worker left inheritable must not reach the bot either
+    try:
+        for fd in spare[1::2]:
+            os.close(fd)
+        script = "import os; print(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))"
+        with start(["python3", "-c", script], tmp_path, Limits(wall_seconds=30), backend=backend_name,
+                   allow_unsafe=True) as proc:  # fmt: skip
+            assert read_until(proc, lines=1) == b"[0, 1, 2, 3]\n"  # 3: the listing's own
+    finally:
+        for fd in spare[::2]:
+            os.close(fd)
