@@ -11,6 +11,7 @@
  * CLONE_INTO_CGROUP) the launcher into its v2 group (this process reports the launcher's pid and exits;
  * without clone3 it joins v2 through cgroup.procs and stays the launcher), drop to UID, exec PROGRAM. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -66,7 +67,15 @@ int main(int argc, char **argv) {
         for (int j = 0; j < nfds; j++) is_target |= sources[k] == targets[j];
         if (!is_target && fcntl(sources[k], F_SETFD, FD_CLOEXEC) != 0) die("F_SETFD");
     }
-    if (syscall(SYS_close_range, top, ~0U, CLOSE_RANGE_CLOEXEC) != 0) die("close_range");
+    if (syscall(SYS_close_range, top, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {  /* kernel < 5.11 */
+        DIR *open_fds = opendir("/proc/self/fd");
+        if (open_fds == NULL) die("/proc/self/fd");
+        for (struct dirent *entry; (entry = readdir(open_fds)) != NULL;) {
+            int fd = atoi(entry->d_name);
+            if (fd >= top && fd != dirfd(open_fds)) fcntl(fd, F_SETFD, FD_CLOEXEC);
+        }
+        closedir(open_fds);
+    }
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
         const char *opt = argv[i], *value = argv[i + 1];
         if (strcmp(opt, "-t") == 0) {
