@@ -16,10 +16,6 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync"]
 TIMEOUT_MS = 30_000  # generous: two cores are shared by several agents
 
-# Playwright's sync API runs an event loop in this thread; the live server's ORM calls run in their own
-# thread, but the test's own ORM calls (creating and playing matches) would otherwise be refused.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 
 @pytest.fixture(autouse=True)
 def _media(settings, tmp_path):
@@ -43,10 +39,20 @@ def browser():
                     f"these tests never download a browser", pytrace=False)
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield launched
-        launched.close()
+    # Playwright's sync API runs an event loop in this thread; the live server's ORM calls run in their own
+    # thread, but the tests' own ORM calls (creating and playing matches) would otherwise be refused.
+    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as driver:
+            launched = driver.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+            yield launched
+            launched.close()
+    finally:
+        if before is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
 
 
 @pytest.fixture
