@@ -3,11 +3,13 @@
 Layers, outermost first (docs/sandbox.md says what each one stops):
 1. a uid of its own (leased from a range, root workers only), so per-user limits and kill permissions
    separate bots from each other and from the worker;
-2. cgroups for memory, tasks and CPU (falling back to rlimits, stated in the report);
+2. cgroups for memory, tasks, CPU and disk I/O (falling back to rlimits, stated in the report);
 3. bubblewrap: new user/pid/net/ipc/uts/cgroup/mount namespaces, no nested user namespaces, a read-only
-   root made of /usr and a few files, the bot's files read-only at /bot, a size-limited private /tmp;
-   started with an empty environment so even its own pid 1 holds nothing of the worker's;
-4. a seccomp filter (seccomp_filter.py) refusing kernel interfaces no bot needs.
+   root made of /usr and a few files, the bot's files read-only at /bot, a size-limited private /tmp, the
+   machine-wide counters of /proc covered, no pty; started with an empty environment so even its own pid 1
+   holds nothing of the worker's, and with the bot's pipes out of reach of its outer process;
+4. a seccomp filter (seccomp_filter.py) refusing kernel interfaces no bot needs and the shared kernel
+   objects two bots could talk through.
 """
 
 from __future__ import annotations

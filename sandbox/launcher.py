@@ -13,6 +13,9 @@ without any moment where the launcher runs outside its limits:
   bwrap's --die-with-parent), reports its pid through a pipe and exits. The launcher drops to the sandbox
   uid and execs bwrap. If clone3 is refused (kernel < 5.7), the child joins the v2 group the slow way and
   execs bwrap itself.
+
+`spawn()` runs those steps in native/launch.c when it is built (native.py: started with vfork, no Python in
+the child), else in `Plan.child_setup` between fork and exec. The unsafe backend uses the same plan.
 """
 
 from __future__ import annotations
