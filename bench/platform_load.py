@@ -95,13 +95,13 @@ def generate(bots: int, matches: int) -> None:
         cur.execute("SELECT COALESCE(MAX(id), 0) FROM matches_match")
         base_match = cur.fetchone()[0] + 1
         pairs = []
-        for m in range(matches):
+        for _ in range(matches):
             a = rng.randrange(bots)
             b = (a + 1 + min(bots - 2, int(abs(rng.gauss(0, 40))))) % bots
             pairs.append((a, b, 1 if rng.random() < 1 / (1 + 10 ** (strength[b] - strength[a])) else 2))
-        copy_rows(raw, "matches_match", ["id", "kind", "status", "ranked", "game", "preset", "overrides", "time_control",
-                                         "base_seed", "duplicate_set", "rotation", "attempts", "lease_owner",
-                                         "created", "started", "finished", "result", "replay_sha256", "replay_size",
+        copy_rows(raw, "matches_match", ["id", "kind", "status", "ranked", "game", "preset", "overrides",
+                                         "time_control", "base_seed", "duplicate_set", "rotation", "attempts",
+                                         "lease_owner", "created", "started", "finished", "result", "replay_sha256", "replay_size",
                                          "failure", "published_at"],
                   ((base_match + m, "ladder", "finished", "t", "bura", "bura", "{}", "{}", rng.getrandbits(62),
                     uuid.UUID(int=rng.getrandbits(128)), 0, 1, "", now, now, now,
@@ -133,8 +133,12 @@ def timed(client, path: str, requests: int) -> tuple[float, float, int]:
 
     client.get(path)  # warm
     captured = []
-    with connection.execute_wrapper(lambda execute, sql, params, many, context: (captured.append(sql),
-                                                                                 execute(sql, params, many, context))[1]):
+
+    def count(execute, sql, params, many, context):
+        captured.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
         response = client.get(path)
     assert response.status_code == 200, (path, response.status_code)
     times = []

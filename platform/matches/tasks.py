@@ -16,6 +16,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection, connections
 
+from bots.blobs import BlobCorrupt, BlobMissing
 from matches import actions
 from matches.models import Match
 
@@ -73,6 +74,14 @@ def play_match(match_id: int) -> str:
     keeper.start()
     try:
         result, replay = play(match)
+    except (BlobMissing, BlobCorrupt) as err:
+        # This machine cannot see the shared storage (or it is damaged): give the match back and stop, so the
+        # match's other attempts go to a healthy worker instead of all failing here within a second.
+        keeper.stop()
+        log.error("match %s: bot files unavailable on this worker (%s); it stops taking matches", match_id, err)
+        actions.release(match_id, owner, f"attempt {match.attempts}: the worker could not fetch the bots: {err}")
+        stop_this_worker()
+        return "infrastructure"
     except Exception as err:
         keeper.stop()
         log.exception("match %s could not be played", match_id)

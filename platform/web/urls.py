@@ -6,6 +6,7 @@ from web import docs_pages, replay_frames, tournament_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
     path("signup/", views.signup, name="signup"),
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

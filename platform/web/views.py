@@ -208,6 +208,18 @@ def preset_page(request, preset: str):
         "sorts": list(SORTS)})
 
 
+def healthz(request):
+    """For load balancers and compose: 200 when this process can reach the database, else 503."""
+    from django.db import connection
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as err:
+        return JsonResponse({"status": "unavailable", "database": str(err)[:200]}, status=503)
+    return JsonResponse({"status": "ok"})
+
+
 def not_found(request, exception=None):
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("not_found", f"no API endpoint {request.path}"), status=404)

@@ -265,7 +265,6 @@ def test_compose_interpolations_are_all_in_env_example():
     assert interpolated <= set(env_example())
 
 
-@pytest.mark.xfail(strict=True, reason="pyproject.toml declares neither kombu[redis] nor packaging (reported)")
 def test_the_image_installs_what_the_redis_broker_imports():
     """`pip install .` (the image) has no dev tools: kombu's Redis transport imports `packaging`, which only its
     `redis` extra brings. Found by running the image: the worker died with ModuleNotFoundError."""
