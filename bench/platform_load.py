@@ -101,8 +101,8 @@ def generate(bots: int, matches: int) -> None:
             pairs.append((a, b, 1 if rng.random() < 1 / (1 + 10 ** (strength[b] - strength[a])) else 2))
         copy_rows(raw, "matches_match", ["id", "kind", "status", "ranked", "game", "preset", "overrides",
                                          "time_control", "base_seed", "duplicate_set", "rotation", "attempts",
-                                         "lease_owner", "created", "started", "finished", "result", "replay_sha256", "replay_size",
-                                         "failure", "published_at"],
+                                         "lease_owner", "created", "started", "finished", "result",
+                                         "replay_sha256", "replay_size", "failure", "published_at"],
                   ((base_match + m, "ladder", "finished", "t", "bura", "bura", "{}", "{}", rng.getrandbits(62),
                     uuid.UUID(int=rng.getrandbits(128)), 0, 1, "", now, now, now,
                     '{"ended_by": "rules", "teams": [[0], [1]], "points": [0, 12], "points_kind": "penalty"}', "", 0,
