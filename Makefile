@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench clean system-deps
+.PHONY: run test lint bench clean system-deps browser-deps
 
 # The virtualenv is created once; packages are (re)installed only when pyproject.toml changes, so a
 # second `make` starts at once.
@@ -24,6 +24,13 @@ system-deps:
 	@sandbox/image/install-engine.sh || \
 	  echo "warning: no podman/runc; the container backend's tests will be skipped (each says why)"
 
+# The browser tests drive Debian's Chromium (never a downloaded browser); installed once if missing.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium (for the browser tests)"; \
+	  (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 || \
+	  echo "warning: could not install chromium; the browser tests will fail"; }
+
 # The platform on the embedded defaults (SQLite, a filesystem broker, the bwrap sandbox): web server,
 # Celery worker and beat under honcho; the house bots start playing the ladder at once.
 run: $(STAMP) system-deps
@@ -35,7 +42,8 @@ run: $(STAMP) system-deps
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: $(STAMP) system-deps lint
+# Needs PostgreSQL and Redis on 127.0.0.1 (.ci/run starts them when they are down).
+test: $(STAMP) system-deps browser-deps lint
 	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
 
 # Figures for docs/benchmarks.md; slow, never part of `make test`.
@@ -46,6 +54,12 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/runner.py
 	$(BIN)/python bench/isolation.py
 	$(BIN)/python bench/replay_size.py
+	$(BIN)/python bench/ratings_convergence.py
+	$(BIN)/python bench/ratings_refit.py
+	$(BIN)/python bench/pairing.py
+	$(BIN)/python bench/platform_throughput.py
+	$(BIN)/python bench/platform_load.py
+	$(BIN)/python bench/replay_viewer.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .coverage .hypothesis build *.egg-info
