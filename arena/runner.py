@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import gzip
 import multiprocessing
+import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -161,6 +162,12 @@ def _run_job_as(job: MatchJob, replays: str | None) -> tuple[dict[str, Any], Any
     return result, replay if replays == "dict" else None
 
 
+def _ignore_interrupts() -> None:
+    """Pool workers leave Ctrl-C to the parent: it stops handing out matches, and the matches already running
+    end normally (a worker interrupted mid-match left the pool, and the parent, waiting forever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_schedule(schedule: Schedule, concurrency: int, *,
                  replays: str | None = "dict") -> Iterator[tuple[dict[str, Any], Any]]:
     """Yield (result, replay) per match, in schedule order. ``replays`` says in what form the replay is
@@ -174,7 +181,7 @@ def run_schedule(schedule: Schedule, concurrency: int, *,
         return
     # spawn, not fork: the parent may run a progress-bar thread, and forking a threaded process is unsafe.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=concurrency, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=concurrency, mp_context=context, initializer=_ignore_interrupts) as pool:
         try:
             yield from pool.map(_run_job_as, schedule.jobs, [replays] * len(schedule.jobs))
         except BaseException:  # Ctrl-C or the consumer stopped: start no further match

@@ -303,3 +303,31 @@ def test_a_replay_with_control_characters_prints_none(capsys, tmp_path):
     replays.save(record.replay, tmp_path / "r.json.gz")
     code, out, _ = run(capsys, "replay", str(tmp_path / "r.json.gz"))
     assert code == 0 and "\x1b" not in out and "\x07" not in out and "\\x1b]0;owned" in out
+
+
+def test_ctrl_c_on_the_whole_process_group_with_a_pool_stops_promptly_and_keeps_the_results(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    command = [sys.executable, "-m", "arena.cli", "play", "bura", "builtin:greedy", "builtin:random", "--games",
+               "100000", "--concurrency", "2", "--seed", "1", "--quiet", "--json", str(tmp_path / "r.json"),
+               "--replays", str(tmp_path / "replays")]
+    process = subprocess.Popen(command, start_new_session=True, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (
+                (tmp_path / "replays").is_dir() and any((tmp_path / "replays").iterdir())):
+            time.sleep(0.1)
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: the parent and its pool workers alike
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["interrupted"] is True and 0 < len(data["matches"]) < 100000
+    assert len(list((tmp_path / "replays").iterdir())) >= len(data["matches"])
