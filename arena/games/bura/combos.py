@@ -51,15 +51,12 @@ class Resolution:
 
 
 def _may_hold_one(hand: Sequence[str], size: int) -> bool:
-    """A cheap first test: a combination is `size` cards of one suit, or three or more aces, tens or sixes."""
+    """A cheap first test: a combination is `size` cards of one suit, or three or more aces, tens or sixes.
+    ``hand`` is in card order (grouped by suit), as the match keeps every hand."""
     if len(hand) < size:
         return False
-    if len(hand) == size:
-        if hand[0][1] == hand[-1][1]:  # one suit (the hand is kept in suit order)
-            return True
-    else:
-        suits = "".join(hand)[1::2]
-        if max(suits.count("S"), suits.count("H"), suits.count("D"), suits.count("C")) >= size:
+    for i in range(len(hand) - size + 1):  # `size` cards of one suit lie side by side
+        if hand[i][1] == hand[i + size - 1][1]:
             return True
     ranks = "".join(hand)[::2]  # every card is two letters, rank then suit
     return ranks.count("A") >= 3 or ranks.count("T") >= 3 or ranks.count("6") >= 3
@@ -99,8 +96,8 @@ def _molodka(hand: Sequence[str], trump: str, size: int) -> list[str] | None:
 def _kinds(hand: Sequence[str], trump: str, rules) -> list[tuple[int, str, str, list[str]]]:
     """Every (precedence, name, effect, cards) this hand holds under the rules; higher precedence is stronger."""
     size = SIZE[rules.combinations]
-    if not _may_hold_one(hand, size):
-        return []  # the common case
+    if len(hand) < size:
+        return []
     found = []
     trumps = [c for c in hand if c[1] == trump]
     if len(trumps) >= size:
