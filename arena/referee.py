@@ -180,7 +180,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
             request_id += 1
             started = time.monotonic()
             if started >= match_deadline:
-                fail(seat, _ceiling(match_deadline, started))
+                fail(seat, _ceiling())
                 break
             deadline = min(clocks[seat].deadline(started), match_deadline)
             try:
@@ -199,7 +199,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
             except PlayerFailure as failure:
                 if failure.verdict == protocol.TIMEOUT and failure.code == "move":
                     if deadline == match_deadline and deadline < clocks[seat].deadline(started):
-                        failure = _ceiling(match_deadline, started)  # within its own clock: nobody's fault
+                        failure = _ceiling()  # within its own clock: nobody's fault
                     else:
                         failure = PlayerFailure(protocol.TIMEOUT, "move", f"no answer to request {request_id} "
                                                 f"within {control.move_ms} ms plus {clocks[seat].bank_ms} ms left "
@@ -279,7 +279,7 @@ def _start_all(players: list[Player], control: TimeControl, game: str, preset: s
             return
 
 
-def _ceiling(match_deadline: float, now: float) -> PlayerFailure:
+def _ceiling() -> PlayerFailure:
     return PlayerFailure(protocol.ABORTED, "wall-ceiling", "the match reached its wall-clock ceiling while this "
                          "seat was within its own time: nobody's fault, the match is not scored")
 
