@@ -31,6 +31,9 @@ INSTALL_TIME_ONLY = frozenset({"dpkg", "debconf", "install-info", "ca-certificat
 EXCLUDED = ("/usr/share/doc", "/usr/share/man", "/usr/share/info", "/usr/share/lintian", "/usr/include",
             "/usr/lib/node_modules", "/usr/bin/npm", "/usr/bin/npx", "/usr/bin/corepack",
             "/usr/share/systemtap", "/usr/share/bash-completion")  # fmt: skip
+# Parts of packages outside the closure that every runtime expects: the C.UTF-8 locale (LANG=C.UTF-8 in
+# every sandbox; Perl warns at each start without it).
+PARTS: dict[str, tuple[str, ...]] = {"libc-bin": ("/usr/lib/locale/C.utf8",)}
 MERGED_USR = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 MOUNT_POINTS = ("bot", "dev", "proc", "sys", "tmp")
 PASSWD = "root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
@@ -158,6 +161,10 @@ def assemble(packages_file: Path, root: Path) -> list[str]:
                 copy_entry(path, root)
                 for compiled in bytecode_of(path):
                     copy_entry(compiled, root)
+    for package, prefixes in PARTS.items():
+        for path in file_list(package, installed[package]):
+            if any(path == prefix or path.startswith(prefix + "/") for prefix in prefixes):
+                copy_entry(path, root)
     for name in MOUNT_POINTS:
         (root / name).mkdir(exist_ok=True)
     os.chmod(root / "tmp", 0o1777)
@@ -173,7 +180,7 @@ def inputs_key(packages_file: Path) -> str:
     digest = hashlib.sha256()
     digest.update(Path(__file__).read_bytes())
     digest.update(packages_file.read_bytes())
-    for package in closure(read_package_list(packages_file), installed):
+    for package in [*closure(read_package_list(packages_file), installed), *PARTS]:
         digest.update(f"{package}={installed[package].get('Version', '')}\n".encode())
     return digest.hexdigest()[:16]
 

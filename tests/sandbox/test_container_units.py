@@ -13,6 +13,7 @@ import pytest
 from sandbox import Limits, SandboxError, start
 from sandbox import docker as docker_backend
 from sandbox.docker import Engine
+from sandbox.runtimes import RUNTIMES
 
 DOCKER = Engine("docker", "docker", "27.0")
 PODMAN = Engine("podman", "/usr/bin/podman", "4.3.1", runtime="runc", storage_driver="overlay")
@@ -41,13 +42,17 @@ def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
     ]  # fmt: skip
 
 
-def test_podman_gets_the_same_flags_plus_its_runtime_and_no_defaults_of_its_own(tmp_path):
+def test_podman_gets_the_same_flags_plus_its_runtime_and_the_bots_own_pipes(tmp_path):
     docker, podman = command_line(DOCKER, tmp_path), command_line(PODMAN, tmp_path)
     assert podman[:4] == ["/usr/bin/podman", "--storage-driver", "overlay", "run"]
-    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all"]
-    assert [arg for arg in podman[4:] if arg not in extras] == docker[2:]
-    assert podman[podman.index("--runtime") + 1] == "runc"
-    assert "--init" not in podman and "--rm" not in podman  # the bot is pid 1; finish() inspects, then removes
+    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all", "--preserve-fds", "2"]
+    assert podman[podman.index("--runtime"):][:len(extras)] == extras
+    without_extras = [arg for arg in podman[4:] if arg not in extras and arg not in docker_backend.PIPE_SHIM]
+    assert without_extras == [arg for arg in docker[2:] if arg != "--interactive"]
+    # the pipes go to the bot through the shim, from the image's own runtimes; the bot is pid 1 after exec
+    assert podman[-len(docker_backend.PIPE_SHIM) - 2:] == [*docker_backend.PIPE_SHIM, "python3", "bot.py"]
+    assert docker_backend.PIPE_SHIM[0] in RUNTIMES
+    assert "--init" not in podman and "--rm" not in podman  # finish() inspects, then removes
 
 
 def test_the_reaper_removes_containers_past_their_deadline_or_of_a_dead_worker_of_this_host():
