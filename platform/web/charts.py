@@ -64,7 +64,7 @@ def score_progression(series: Sequence[Sequence[float]], labels: Sequence[str], 
         color = COLORS[k % len(COLORS)]
         points = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))
         parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"/>')
-        parts.append(f'<text x="{WIDTH - PAD / 2}" y="{16 + 14 * k}" text-anchor="end" fill="{color}" '
+        parts.append(f'<text x="{PAD + 6}" y="{16 + 14 * k}" fill="{color}" '  # top left: lines end at the right
                      f'class="value">{escape(label)}: {values[-1]:g}</text>')
     parts.append(f'<text x="{PAD}" y="{HEIGHT - 8}" class="axis">deal 0</text>'
                  f'<text x="{WIDTH - PAD / 2}" y="{HEIGHT - 8}" text-anchor="end" class="axis">deal {deals}</text>'
