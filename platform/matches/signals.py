@@ -29,19 +29,13 @@ def _probe(backend: str) -> str | None:
 
     if backend == "unsafe":
         return None
-    probe = getattr(sandbox, "backend_available", None)
-    if probe is not None:
-        problem = probe(backend)
-    else:
-        problem = sandbox.backends_available().get(backend, f"unknown backend {backend}")
+    problem = sandbox.backend_available(backend)  # probes this backend only
     if problem:
         return f"sandbox backend {backend} unavailable: {problem}"
-    weakened = getattr(sandbox, "weakened_guarantees", None)
-    if weakened is not None and not settings.SANDBOX_ALLOW_WEAK:
-        missing = weakened(backend)
-        if missing:
-            return (f"sandbox backend {backend} would run with weakened limits ({'; '.join(missing)}); set "
-                    f"KOZYR_SANDBOX_ALLOW_WEAK=true to accept that")
+    missing = sandbox.weakened_guarantees(backend)
+    if missing and not settings.SANDBOX_ALLOW_WEAK:
+        return (f"sandbox backend {backend} would run with weakened limits ({'; '.join(missing)}); set "
+                f"KOZYR_SANDBOX_ALLOW_WEAK=true to accept that")
     return None
 
 
@@ -50,9 +44,12 @@ def refuse_to_start_without_sandbox(**_) -> None:
     problem = sandbox_problem()
     if problem:
         raise SystemExit(f"kozyr worker: {problem}")
-    sweep = getattr(__import__("sandbox"), "sweep_leftovers", None)
-    if sweep is not None:
-        try:
-            sweep()
-        except Exception as err:  # a failed sweep must not keep a healthy worker down
-            log.warning("could not sweep sandbox leftovers: %s", err)
+    from sandbox import leftovers
+
+    try:
+        swept = leftovers.sweep()  # what workers killed on this machine left behind
+    except OSError as err:  # a failed sweep must not keep a healthy worker down
+        log.warning("could not sweep sandbox leftovers: %s", err)
+    else:
+        if swept:
+            log.info("swept %d leftovers of dead workers", len(swept))
