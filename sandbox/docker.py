@@ -164,11 +164,12 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
     podman_only, shim, interactive = [], [], ["--interactive"]
     if engine.kind == "podman":
         runtime = ["--runtime", engine.runtime] if engine.runtime else []
-        podman_only = [*runtime, "--read-only-tmpfs=false", "--unsetenv-all", "--preserve-fds", "2"]
+        podman_only = [*runtime, "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--preserve-fds", "2"]
         shim, interactive = PIPE_SHIM, []
     return [
         *engine.command("run"), *interactive,
         "--name", name,
+        "--pull", "never",  # a worker never contacts a registry; the image is there or the start fails
         "--label", f"{LABEL}=1",
         "--label", f"{LABEL}.deadline={deadline}",
         "--label", f"{OWNER_LABEL}={owner}",

@@ -28,7 +28,7 @@ def command_line(engine: Engine, tmp_path) -> list[str]:
 
 def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
     assert command_line(DOCKER, tmp_path) == [
-        "docker", "run", "--interactive", "--name", "kozyr-bot-x",
+        "docker", "run", "--interactive", "--name", "kozyr-bot-x", "--pull", "never",
         "--label", "kozyr.sandbox=1", "--label", "kozyr.sandbox.deadline=1700000000",
         "--label", "kozyr.sandbox.owner=host:1:2",
         "--network", "none", "--ipc", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=8m",
@@ -45,7 +45,7 @@ def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
 def test_podman_gets_the_same_flags_plus_its_runtime_and_the_bots_own_pipes(tmp_path):
     docker, podman = command_line(DOCKER, tmp_path), command_line(PODMAN, tmp_path)
     assert podman[:4] == ["/usr/bin/podman", "--storage-driver", "overlay", "run"]
-    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all", "--preserve-fds", "2"]
+    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--preserve-fds", "2"]
     assert podman[podman.index("--runtime"):][:len(extras)] == extras
     without_extras = [arg for arg in podman[4:] if arg not in extras and arg not in docker_backend.PIPE_SHIM]
     assert without_extras == [arg for arg in docker[2:] if arg != "--interactive"]
