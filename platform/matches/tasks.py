@@ -51,6 +51,18 @@ class LeaseKeeper(threading.Thread):
         self.join(timeout=10)
 
 
+SIBLING_DELAY = 2.0
+
+
+def sibling_running_here(match_id: int) -> bool:
+    """Is another match of this match's duplicate set running on this machine now?"""
+    row = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).values("duplicate_set").first()
+    if row is None:
+        return False
+    return Match.objects.filter(duplicate_set=row["duplicate_set"], status=Match.Status.RUNNING,
+                                lease_owner__startswith=f"{socket.gethostname()}:").exclude(pk=match_id).exists()
+
+
 def lease_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -66,6 +78,11 @@ def play_match(match_id: int) -> str:
         log.error("this worker cannot run sandboxes (%s); it stops taking matches", problem)
         stop_this_worker()
         return "worker-broken"
+    if sibling_running_here(match_id):
+        # The same deal with the seats rotated is being played on this machine: two sandboxes side by side
+        # could signal each other through what they share (docs/sandbox.md), so play it after, or elsewhere.
+        play_match.apply_async((match_id,), queue=Match.objects.get(pk=match_id).queue, countdown=SIBLING_DELAY)
+        return "deferred"
     owner = lease_owner()
     match = actions.claim(match_id, owner)
     if match is None:

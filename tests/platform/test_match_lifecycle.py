@@ -145,3 +145,22 @@ def test_it_replays_a_server_match_from_its_seed_with_the_local_runner(ladder_ma
     replay = json.loads(gzip.decompress(blobs.get("replays", ladder_match.replay_sha256)))
     assert replay["seed"] == ladder_match.seed
     rebuild(replay)  # raises when the recorded actions do not replay to the recorded result
+
+
+def test_it_never_plays_two_rotations_of_one_deal_side_by_side_on_one_machine(ready_version, monkeypatch):
+    """Two sandboxes at once could signal each other; the second rotation waits for the first to finish."""
+    import socket
+
+    from bots.actions import house_version
+    from matches import tasks
+
+    first, second = actions.create_duplicate_set(kind="ladder", preset="bura", ranked=True,
+                                                 versions=[ready_version, house_version("bura", "random")])
+    assert actions.claim(first.pk, f"{socket.gethostname()}:1:abc")
+    later = []
+    monkeypatch.setattr(tasks.play_match, "apply_async", lambda args, **options: later.append((args, options)))
+    assert play_match(second.pk) == "deferred"
+    assert later == [((second.pk,), {"queue": "ladder", "countdown": tasks.SIBLING_DELAY})]
+    assert Match.objects.get(pk=second.pk).status == "queued"
+    Match.objects.filter(pk=first.pk).update(lease_owner="another-machine:1:abc")
+    assert play_match(second.pk) == "finished"
