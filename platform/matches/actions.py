@@ -11,6 +11,7 @@ Invariants (docs/matches.md; each has a test in tests/platform/matches/):
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 import uuid
@@ -41,11 +42,18 @@ def new_base_seed() -> int:
 
 
 def layout(preset: str, overrides: dict[str, Any]) -> tuple[int, list[list[int]]]:
+    """(seats, teams) of a preset with overrides."""
+    seats, teams = _layout(preset, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())))
+    return seats, [list(team) for team in teams]
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(preset: str, overrides: tuple[tuple[str, str], ...]) -> tuple[int, tuple[tuple[int, ...], ...]]:
     from arena.games import new_match, resolve
 
-    _, rules = resolve(preset, overrides)
+    _, rules = resolve(preset, dict(overrides))
     probe = new_match(rules, 0)
-    return probe.num_seats, probe.outcome()["teams"]
+    return probe.num_seats, tuple(tuple(team) for team in probe.outcome()["teams"])
 
 
 def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion], overrides: dict | None = None,
@@ -71,21 +79,27 @@ def create_duplicate_set(*, kind: str, preset: str, versions: Sequence[BotVersio
                          ranked: bool = False, requested_by=None, time_control: TimeControl | None = None
                          ) -> list[Match]:
     """Every distinct rotation of the seats over one deal (one version per seat, or one per team)."""
+    from arena.games import resolve
+
     seats, teams = layout(preset, overrides or {})
     base = seat_assignment(list(versions), seats, teams)
-    base_seed, set_id = new_base_seed(), uuid.uuid4()
-    played: set[tuple[int, ...]] = set()
-    matches = []
-    with transaction.atomic():
-        for r in range(rotations(seats, True)):
-            seat_versions = [base[(s - r) % seats] for s in range(seats)]
-            key = tuple(v.pk for v in seat_versions)
-            if key in played:
-                continue
-            played.add(key)
-            matches.append(create_match(kind=kind, preset=preset, seat_versions=seat_versions, overrides=overrides,
-                                        ranked=ranked, base_seed=base_seed, duplicate_set=set_id, rotation=r,
-                                        requested_by=requested_by, time_control=time_control))
+    game, _ = resolve(preset, overrides or {})
+    control = (time_control or STANDARD_TIME).to_dict()
+    base_seed, set_id, now = new_base_seed(), uuid.uuid4(), timezone.now()
+    seatings: dict[tuple[int, ...], tuple[int, list[BotVersion]]] = {}
+    for r in range(rotations(seats, True)):
+        seat_versions = [base[(s - r) % seats] for s in range(seats)]
+        seatings.setdefault(tuple(v.pk for v in seat_versions), (r, seat_versions))  # one bot per team repeats
+    with transaction.atomic():  # a few statements for the whole set, whatever its size
+        matches = Match.objects.bulk_create([
+            Match(kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked, base_seed=base_seed,
+                  duplicate_set=set_id, rotation=r, requested_by=requested_by, time_control=control,
+                  published_at=now) for r, _ in seatings.values()])
+        Seat.objects.bulk_create([Seat(match=match, seat=i, version=v)
+                                  for match, (_, seat_versions) in zip(matches, seatings.values(), strict=True)
+                                  for i, v in enumerate(seat_versions)])
+        for match in matches:
+            publish_on_commit(match)
     return matches
 
 

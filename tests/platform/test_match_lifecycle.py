@@ -164,3 +164,14 @@ def test_it_never_plays_two_rotations_of_one_deal_side_by_side_on_one_machine(re
     assert Match.objects.get(pk=second.pk).status == "queued"
     Match.objects.filter(pk=first.pk).update(lease_owner="another-machine:1:abc")
     assert play_match(second.pk) == "finished"
+
+
+def test_staff_can_suspend_a_bot_from_the_admin(client, alice, bura_bot, make_user):
+    from bots.models import Bot
+
+    staff = make_user("staff", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    answer = client.post("/admin/bots/bot/", {"action": "suspend", "_selected_action": [bura_bot.pk]})
+    assert answer.status_code == 302
+    bot = Bot.objects.get(pk=bura_bot.pk)
+    assert bot.suspended_by == "staff" and "staff" in bot.suspended_reason and not bot.on_ladder
