@@ -41,10 +41,11 @@ from .environment import bot_environment
 from .errors import SandboxError
 from .limits import Limits
 from .process import Confinement, Measures, SandboxProcess, decode_shell_status
+from .uids import UidLease, can_switch_uid, lease_uid
 
 LABEL = "kozyr.sandbox"
 DEFAULT_IMAGE = "kozyr-bot-runtime:latest"
-DEFAULT_UID = 65534  # nobody: no file on the image belongs to it
+DEFAULT_UID = 65534  # nobody: no file on the image belongs to it; used when the worker cannot lease uids
 DEADLINE_MARGIN_SECONDS = 60
 OWNER_LABEL = f"{LABEL}.owner"  # host:pid:start time of the worker process that started the container
 ENGINE_SETTING = "KOZYR_CONTAINER_ENGINE"
@@ -347,9 +348,11 @@ def _keyed(path: Path | None, key: str) -> int | None:
 class DockerConfinement(Confinement):
     backend = "docker"
 
-    def __init__(self, name: str, limits: Limits, runner: Runner, engine: Engine):
+    def __init__(self, name: str, limits: Limits, runner: Runner, engine: Engine, lease: UidLease | None = None):
         super().__init__()
         self.name = name
+        self._lease = lease
+        self.sandbox_uid = lease.uid if lease is not None else None
         self._runner = runner
         self._engine = engine
         self.backend_version = engine.describe()
@@ -413,6 +416,10 @@ class DockerConfinement(Confinement):
         except ValueError:
             self._state = {}
 
+    def cleanup(self) -> None:
+        if self._lease is not None:
+            self._lease.release(clean=True)
+
     def measure(self, rusage) -> Measures:
         self._inspect()
         engine_says = self._state.get("OOMKilled") if self._state else None
@@ -439,13 +446,16 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     started = time.monotonic()
     name = f"kozyr-bot-{uuid.uuid4().hex[:16]}"
     deadline = int(time.time() + limits.wall_seconds + DEADLINE_MARGIN_SECONDS)
+    # A root worker gives each container a uid of its own, leased like bwrap's (per-user kernel counters
+    # and limits are then the bot's alone); otherwise every bot is `nobody`.
+    lease = lease_uid() if can_switch_uid() else None
     argv = run_command(command, bot_dir, limits, name=name, deadline=deadline, env=bot_environment(env),
                        image_name=image(), engine=engine, seccomp_profile=container_seccomp.profile_path(),
-                       owner=owner_token())  # fmt: skip
+                       owner=owner_token(), uid=lease.uid if lease is not None else DEFAULT_UID)  # fmt: skip
     # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
     cli_env = {key: value for key, value in os.environ.items()
                if key.startswith(("DOCKER_", "CONTAINERS_")) or key in ("PATH", "HOME", "XDG_RUNTIME_DIR")}  # fmt: skip
-    confinement = DockerConfinement(name, limits, runner, engine)
+    confinement = DockerConfinement(name, limits, runner, engine, lease)
     try:
         if engine.kind == "podman":
             process = _popen_handing_over_pipes(popen, argv, cli_env)
@@ -453,6 +463,7 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
             process = popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                             env=cli_env, start_new_session=True)  # fmt: skip
     except OSError as error:
+        confinement.cleanup()
         raise SandboxError(f"could not run {engine.kind}: {error}") from error
     return SandboxProcess(process, confinement, limits, started, time.monotonic() - started)
 
