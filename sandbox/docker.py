@@ -37,6 +37,7 @@ from functools import cache
 from pathlib import Path
 
 from . import container_seccomp
+from .bwrap import PROC_MASKED_DIRS, PROC_MASKED_FILES
 from .environment import bot_environment
 from .errors import SandboxError
 from .limits import Limits
@@ -148,6 +149,11 @@ PIPE_SHIM = ["perl", "-e", 'open(STDIN, "<&3") && open(STDOUT, ">&4") or die "ko
              'open(my $in, "<&=3"); close $in; open(my $out, ">&=4"); close $out; '
              'exec { $ARGV[0] } @ARGV or die "cannot run $ARGV[0]: $!\\n"']  # fmt: skip
 
+# bwrap's /proc masks (machine-wide counters another bot can move: a covert channel between bots), which
+# Podman applies with `--security-opt mask=` (an empty file or folder over each). Docker has no such option.
+PROC_MASKS = tuple(sorted(["/dev/pts", *(f"/proc/{name}" for name in PROC_MASKED_FILES),
+                           *(f"/proc/{name}" for name in PROC_MASKED_DIRS)]))  # fmt: skip
+
 # RLIMIT_NPROC counts every process and thread of uid 65534 on the engine's host, so it cannot hold one bot
 # (the pids cgroup does): it is set only because Podman's default is above what a container may set on
 # some hosts (here conmon's hard limit is 32768). 4096 leaves room for 128 bots at the default 32 tasks.
@@ -165,7 +171,8 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
     podman_only, shim, interactive = [], [], ["--interactive"]
     if engine.kind == "podman":
         runtime = ["--runtime", engine.runtime] if engine.runtime else []
-        podman_only = [*runtime, "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--preserve-fds", "2"]
+        podman_only = [*runtime, "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--preserve-fds", "2",
+                       "--security-opt", f"mask={':'.join(PROC_MASKS)}"]
         shim, interactive = PIPE_SHIM, []
     return [
         *engine.command("run"), *interactive,

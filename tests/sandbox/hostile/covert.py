@@ -14,7 +14,8 @@ import signal
 import struct
 import sys
 
-SHARED_FILE = "/usr/lib/os-release"  # a read-only system file every sandbox sees (the same host inode)
+# A read-only system file every sandbox sees (the same host inode); the bot runtime image has no os-release.
+SHARED_FILE = "/usr/lib/os-release" if os.path.exists("/usr/lib/os-release") else os.__file__
 SHARED_DIR = "/usr/lib"
 F_OFD_GETLK, F_OFD_SETLK = 36, 37
 F_NOTIFY, DN_ACCESS, DN_MULTISHOT = 1026, 0x1, 0x80000000
