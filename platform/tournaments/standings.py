@@ -53,6 +53,7 @@ def rounds(t: Tournament) -> list[dict]:
     for rnd in t.round_set.prefetch_related("pairings__first__bot", "pairings__second__bot").order_by("number"):
         found.append({"number": rnd.number, "finished": rnd.finished, "pairings": [
             {"board": p.board, "first": p.first.bot.name, "second": p.second.bot.name if p.second else None,
-             "score": p.score, "games": p.games, "games_first": p.games_first, "margin": p.margin,
+             "score": p.score, "score_second": None if p.score is None or not p.second_id else 1 - p.score,
+             "games": p.games, "games_first": p.games_first, "margin": p.margin,
              "tiebreak_sets": p.tiebreak_sets} for p in rnd.pairings.all()]})
     return found
