@@ -16,7 +16,8 @@ class Rules:
     players: int = option(
         4, choices=(4, 3), source=f"{SOURCE_4P}; {SOURCE_3P}",
         doc="4: two teams, partners opposite, 8 cards each. 3: 10 cards each and a 2-card widow; the hand "
-            "with the most card points takes it, discards 2 and plays alone against the other two.")
+            "with the most card points may take it unseen, discard 2, lead and play alone against the other "
+            "two, or decline it: a misere, everyone for themselves.")
     deck: str = option(
         "no-sevens", choices=tuple(DECKS), source=f"{SOURCE_4P} (no sevens); {SOURCE_3P} (no sixes)",
         doc="no-sevens: A T K Q J 9 8 6, the six of clubs is the top trump. no-sixes: A T K Q J 9 8 7, the "
