@@ -38,6 +38,7 @@ from pathlib import Path
 
 from . import container_seccomp
 from .bwrap import PROC_MASKED_DIRS, PROC_MASKED_FILES
+from .cgroups import block_devices
 from .environment import bot_environment
 from .errors import SandboxError
 from .limits import Limits
@@ -162,12 +163,15 @@ NPROC_SHARED = 4096
 
 def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str, deadline: int,
                 env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = Engine(),
-                nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json",
-                owner: str = "") -> list[str]:  # fmt: skip
+                nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json", owner: str = "",
+                disks: tuple[str, ...] = ()) -> list[str]:  # fmt: skip
     """The `run` command line for one bot (pure: tests read it)."""
     megabytes = f"{limits.memory_mb}m"
     cpu_soft = math.ceil(limits.cpu_seconds) + 1  # a per-process backstop; the watchdog stops the bot first
     environment = [arg for key, value in env.items() for arg in ("--env", f"{key}={value}")]
+    rates = {"bps": f"{limits.disk_mb_per_second}mb", "iops": limits.disk_operations_per_second}
+    disk_limits = [arg for disk in disks for way in ("read", "write") for unit, rate in rates.items()
+                   for arg in (f"--device-{way}-{unit}", f"{disk}:{rate}")]  # fmt: skip
     podman_only, shim, interactive = [], [], ["--interactive"]
     if engine.kind == "podman":
         runtime = ["--runtime", engine.runtime] if engine.runtime else []
@@ -194,6 +198,7 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
         "--memory", megabytes,
         "--memory-swap", megabytes,
         "--cpus", f"{limits.cpus:g}",
+        *disk_limits,
         "--ulimit", f"nofile={limits.open_files}:{limits.open_files}",
         "--ulimit", f"nproc={nproc}:{nproc}",
         "--ulimit", f"fsize={limits.file_size_mb << 20}:{limits.file_size_mb << 20}",
@@ -268,6 +273,22 @@ def _required_engine() -> Engine:
     if found is None:
         raise SandboxError(f"backend 'docker' needs a container engine (docker or podman): {reason}")
     return found
+
+
+@cache
+def disks() -> tuple[str, ...]:
+    """/dev paths of the whole disks behind this host's mounted filesystems (the ones bwrap throttles), for
+    the engine's --device-*-bps/iops; empty when the worker sees none (it then says the limit is off)."""
+    found = []
+    for device in block_devices():
+        try:
+            uevent = Path("/sys/dev/block", device, "uevent").read_text()
+        except OSError:
+            continue
+        names = [line.partition("=")[2] for line in uevent.splitlines() if line.startswith("DEVNAME=")]
+        if names and os.path.exists(f"/dev/{names[0]}"):
+            found.append(f"/dev/{names[0]}")
+    return tuple(found)
 
 
 class ContainerCgroup:
@@ -355,7 +376,8 @@ def _keyed(path: Path | None, key: str) -> int | None:
 class DockerConfinement(Confinement):
     backend = "docker"
 
-    def __init__(self, name: str, limits: Limits, runner: Runner, engine: Engine, lease: UidLease | None = None):
+    def __init__(self, name: str, limits: Limits, runner: Runner, engine: Engine, lease: UidLease | None = None,
+                 disk_limited: bool = False):  # fmt: skip
         super().__init__()
         self.name = name
         self._lease = lease
@@ -373,6 +395,12 @@ class DockerConfinement(Confinement):
             "tmp_mb": {"value": limits.tmp_mb, "mechanism": f"{engine.kind} --tmpfs size"},
             "cpus": {"value": limits.cpus, "mechanism": f"{engine.kind} --cpus (cgroup)"},
         }
+        disk = f"{engine.kind} --device-read/write-bps/iops (cgroup)" if disk_limited else "none"
+        self.limits_applied["disk_mb_per_second"] = {"value": limits.disk_mb_per_second, "mechanism": disk}
+        self.limits_applied["disk_operations_per_second"] = {"value": limits.disk_operations_per_second,
+                                                             "mechanism": disk}  # fmt: skip
+        if not disk_limited:
+            self.guarantees_weakened.append("disk I/O is not limited: the worker sees no disk to name to the engine")
         self._state: dict | None = None
         self._cgroup = ContainerCgroup()
         self._located = False
@@ -458,11 +486,12 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     lease = lease_uid() if can_switch_uid() else None
     argv = run_command(command, bot_dir, limits, name=name, deadline=deadline, env=bot_environment(env),
                        image_name=image(), engine=engine, seccomp_profile=container_seccomp.profile_path(),
-                       owner=owner_token(), uid=lease.uid if lease is not None else DEFAULT_UID)  # fmt: skip
+                       owner=owner_token(), uid=lease.uid if lease is not None else DEFAULT_UID,
+                       disks=disks())  # fmt: skip
     # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
     cli_env = {key: value for key, value in os.environ.items()
                if key.startswith(("DOCKER_", "CONTAINERS_")) or key in ("PATH", "HOME", "XDG_RUNTIME_DIR")}  # fmt: skip
-    confinement = DockerConfinement(name, limits, runner, engine, lease)
+    confinement = DockerConfinement(name, limits, runner, engine, lease, disk_limited=bool(disks()))
     try:
         if engine.kind == "podman":
             process = _popen_handing_over_pipes(popen, argv, cli_env)
