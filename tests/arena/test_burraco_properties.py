@@ -56,7 +56,13 @@ def check_table(state: BurracoState) -> None:
     assert sorted(all_cards(state)) == sorted(BURRACO_DECK)
     for meld in state.melds:
         check_meld(meld)
-    assert len(state.stock) > 2 or (state.phase == "play" and len(state.stock) == 2)  # the last turn
+    # the stock's last turn exists only with stock_end=finish_turn; "immediate" ends the hand at the draw
+    assert len(state.stock) > 2 or (state.phase == "play" and len(state.stock) == 2
+                                    and state.rules.stock_end == "finish_turn")
+    if state.rules.duplicate_sets == "forbidden":
+        for team in (0, 1):
+            ranks = [m.rank for m in state.melds if m.team == team and m.kind == "set"]
+            assert len(ranks) == len(set(ranks)), f"team {team} holds two sets of one rank: {ranks}"
 
 
 @given(rules_strategy, seeds, lineups, st.integers(0, 1000))
