@@ -70,3 +70,26 @@ def test_the_image_holds_no_shell_package_manager_or_npm(container_image, tmp_pa
     run = finish(proc, read_until(proc, seconds=30), grace=10)
     present = {path for path, exists in run.json().items() if exists}
     assert present == {"/usr/bin/python3", "/usr/bin/node", "/usr/bin/perl"}
+
+
+@pytest.mark.skipif(not rootfs.DPKG.joinpath("status").exists(), reason="not a Debian system: no dpkg database")
+def test_the_root_filesystem_holds_a_packages_files_and_nothing_of_its_documentation(tmp_path, capsys):
+    packages = tmp_path / "packages.txt"
+    packages.write_text("media-types  # one small package: /etc/mime.types and its documentation\n")
+    root = tmp_path / "root"
+    assert rootfs.main([str(packages), str(root)]) == 0
+    assert (root / "etc" / "mime.types").read_bytes() == Path("/etc/mime.types").read_bytes()
+    assert not (root / "usr" / "share" / "doc").exists()
+    assert (root / "etc" / "passwd").read_text().startswith("root:x:0:0:")
+    assert oct((root / "tmp").stat().st_mode & 0o7777) == "0o1777"
+    assert (root / "usr" / "lib" / "locale" / "C.utf8").is_dir()  # libc-bin's part, for LANG=C.UTF-8
+    if Path("/lib").is_symlink():
+        assert (root / "lib").readlink() == Path("usr/lib")
+    assert rootfs.main(["--closure", str(packages)]) == 0
+    assert capsys.readouterr().out.startswith("media-types ")
+    assert rootfs.main(["--key", str(packages)]) == 0
+    first_key = capsys.readouterr().out
+    packages.write_text("media-types\nlibc6\n")
+    assert rootfs.main(["--key", str(packages)]) == 0
+    assert capsys.readouterr().out != first_key  # another list, another image
+    assert rootfs.main(["--bogus"]) == 2
