@@ -3,7 +3,9 @@ it, under the container backend's full confinement."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,17 @@ def test_the_root_filesystem_holds_a_packages_files_and_nothing_of_its_documenta
     assert rootfs.main(["--key", str(packages)]) == 0
     assert capsys.readouterr().out != first_key  # another list, another image
     assert rootfs.main(["--bogus"]) == 2
+
+
+def test_the_session_image_is_built_from_todays_inputs(container_image):
+    if "KOZYR_SANDBOX_DOCKER_IMAGE" in os.environ:
+        pytest.skip("testing a deployment's own image, not one built here")
+    from sandbox import docker as docker_backend
+
+    engine, _ = docker_backend.find_engine()
+    template = '{{index .Config.Labels "kozyr.image.inputs"}}'
+    label = subprocess.run(engine.command("image", "inspect", "--format", template, container_image),
+                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    key = subprocess.run(["/usr/bin/python3", str(IMAGE_DIR / "rootfs.py"), "--key", str(IMAGE_DIR / "packages.txt")],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert label.strip() == key.strip() != ""
