@@ -291,6 +291,9 @@ def disks() -> tuple[str, ...]:
     return tuple(found)
 
 
+LOCATE_ATTEMPTS = 40  # watchdog ticks (~2 s) spent waiting for the container to run before giving up
+
+
 class ContainerCgroup:
     """CPU time and peak memory of a running container, read from its cgroup when the worker can see the
     engine's cgroup tree (same host, same pid namespace); sampled by the watchdog, kept after the exit."""
@@ -410,13 +413,15 @@ class DockerConfinement(Confinement):
         return decode_shell_status(status)
 
     def live_cpu_seconds(self) -> float | None:
-        if not self._located and self._locate_attempts < 40:  # ~2 s of watchdog ticks, then give up
+        if not self._located and self._locate_attempts < LOCATE_ATTEMPTS:
             self._locate_attempts += 1
             done = self._runner(self._engine.command("inspect", "--format", "{{.State.Pid}} {{.Id}}", self.name),
                                 capture_output=True, text=True, check=False)  # fmt: skip
             pid, _, container_id = done.stdout.strip().partition(" ")
-            self._located = (done.returncode == 0 and pid.isdigit() and int(pid) > 0 and len(container_id) >= 12
-                             and self._cgroup.locate(int(pid), container_id))  # fmt: skip
+            if done.returncode == 0 and pid.isdigit() and int(pid) > 0 and len(container_id) >= 12:
+                self._located = self._cgroup.locate(int(pid), container_id)
+                if not self._located:  # running, but its cgroup is not visible from here: it will not become so
+                    self._locate_attempts = LOCATE_ATTEMPTS
         if self._located:
             self._cgroup.sample()
         return self._cgroup.cpu_seconds

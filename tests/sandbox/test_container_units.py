@@ -169,3 +169,18 @@ def test_the_container_cgroup_reader_follows_the_bot_into_v1_and_v2_trees(tmp_pa
     reader.sample()
     assert reader.cpu_seconds == 2.5 and reader.peak_memory_mb == 48
     assert not docker_backend.ContainerCgroup(root=tmp_path).locate(10**9, "x")  # no such process
+
+
+def test_an_invisible_container_cgroup_is_looked_for_once_it_runs_then_never_again(tmp_path):
+    answers = ["", "0 " + "c" * 64, "4242 " + "c" * 64]  # not created yet, created, running
+    calls = []
+
+    def runner(argv, **kwargs):
+        calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0, stdout=answers[min(len(calls), 3) - 1], stderr="")
+
+    confinement = docker_backend.DockerConfinement("kozyr-bot-x", Limits(), runner, DOCKER)
+    confinement._cgroup = docker_backend.ContainerCgroup(root=tmp_path)  # a cgroup tree without this container
+    for _ in range(50):
+        assert confinement.live_cpu_seconds() is None
+    assert len(calls) == 3  # until it runs, then no more
