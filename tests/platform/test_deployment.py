@@ -118,7 +118,7 @@ def test_health_checks():
     assert "redis-cli ping" in " ".join(services["redis"]["healthcheck"]["test"])
     web_test = services["web"]["healthcheck"]["test"]
     assert web_test[0] == "CMD" and web_test[1] == "/srv/kozyr/app/deploy/healthcheck.py"
-    assert web_test[2].startswith("/api/")
+    assert web_test[2] == "/healthz"  # answers 200 only when the web process reaches the database
     assert "inspect ping" in " ".join(services["worker"]["healthcheck"]["test"])
 
 
@@ -354,7 +354,7 @@ def test_worker_consumes_the_procfile_queues_in_priority_order(tmp_path, fake_pr
 
 
 def test_web_and_beat_start_like_the_procfile(tmp_path, fake_programs):
-    assert "gunicorn config.wsgi --chdir platform" in procfile()["web"]
+    assert "gunicorn config.wsgi --preload --chdir platform" in procfile()["web"]
     head, args = started(entrypoint(tmp_path, fake_programs, "web"))
     assert head.startswith("gunicorn ") and args[0] == "config.wsgi"
     assert args[args.index("--chdir") + 1] == str(REPO / "platform")
@@ -455,10 +455,12 @@ def test_web_with_a_bad_setting_ends_with_its_one_line(tmp_path, fake_programs):
     assert stderr.strip().splitlines()[-1].startswith("kozyr: bad setting: KOZYR_LEASE_SECOND: unknown setting")
 
 
-def test_web_health_check_needs_no_database(production_web):
+def test_web_health_check_reports_a_database_that_does_not_answer(production_web):
     port, allowed_hosts = production_web
-    done = health("/api/v1/games/", port, allowed_hosts)
+    done = health("/api/v1/games/", port, allowed_hosts)  # gunicorn itself answers
     assert (done.returncode, done.stderr) == (0, "")
+    unhealthy = health("/healthz", port, allowed_hosts)  # but nothing listens where its database should be
+    assert unhealthy.returncode == 1 and "answered 503" in unhealthy.stderr
     missing = health("/api/v1/presets/no-such-preset/", port, allowed_hosts)
     assert missing.returncode == 1
     assert missing.stderr.strip() == ("unhealthy: GET /api/v1/presets/no-such-preset/ (Host: kozyr.example.org) "

@@ -52,7 +52,9 @@ def test_it_validates_and_plays_on_sqlite_and_the_filesystem_broker(tmp_path):
             status = shell(env, "from bots.models import BotVersion; v = BotVersion.objects.get(bot__name="
                                 "'eve-kozel'); print(v.status, v.reason)")
         assert status.startswith("ready"), status + worker.output()[-2000:]
-        shell(env, "from matches.ladder import fill_ladder; print(fill_ladder())")
+        # Only kozel bots on the ladder: the new bot's first ladder match is not queued behind long Burraco games.
+        shell(env, "from bots.models import Bot; Bot.objects.exclude(game='kozel').update(active=False);"
+                   "from matches.ladder import fill_ladder; print(fill_ladder())")
         finished = "0"
         deadline = time.monotonic() + 120
         while finished == "0" and time.monotonic() < deadline:

@@ -99,3 +99,8 @@ def test_it_lets_a_signed_in_user_host_a_tournament_from_the_form(client, alice)
                                                "rounds": 3, "deals": 1, "move_ms": 1000, "entry": "open",
                                                "max_entries": 8, "starts_at": "2099-01-01 10:00"})
     assert answer.status_code == 302
+
+
+def test_it_reports_health_for_load_balancers(client, db):
+    answer = client.get("/healthz")
+    assert answer.status_code == 200 and answer.json() == {"status": "ok"}
