@@ -20,9 +20,11 @@ def _filesystem_broker_folders() -> None:
         return
     folder = settings.VAR_DIR / "broker"
     (folder / "processed").mkdir(parents=True, exist_ok=True)
+    (folder / "control").mkdir(parents=True, exist_ok=True)
     options = dict(app.conf.broker_transport_options or {})
     options.update({"data_folder_in": str(folder), "data_folder_out": str(folder),
                     "processed_folder": str(folder / "processed"), "store_processed": False,
+                    "control_folder": str(folder / "control"),
                     "polling_interval": 0.2})  # the filesystem is polled: keep a new match's wait short
     app.conf.broker_transport_options = options
 
