@@ -59,7 +59,9 @@ def pick_table(preset: str, sides: int, rng: random.Random) -> list[BotVersion] 
     total = ranked_counts(ids, preset)
     recent = ranked_counts(ids, preset, since=timezone.now() - RECENT)
     noise = {v.pk: rng.random() for v in versions}
-    first = min(versions, key=lambda v: (total.get(v.pk, 0) >= PLACEMENT_GAMES, recent.get(v.pk, 0), noise[v.pk]))
+    # Versions in placement first, then the fewest recent games; among equals the newest version.
+    first = min(versions, key=lambda v: (total.get(v.pk, 0) >= PLACEMENT_GAMES, recent.get(v.pk, 0), -v.pk,
+                                         noise[v.pk]))
     ratings = live_ratings(ids, preset)
     anchor = ratings.get(first.pk)
     others = [v for v in versions if v.bot_id != first.bot_id]
