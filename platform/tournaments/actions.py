@@ -30,12 +30,16 @@ def check_tournament(*, name: str, preset: str, overrides: dict, format: str, ro
     except RuleOptionError as err:
         raise TournamentError(str(err), "overrides") from None
     _, teams = layout(preset, overrides)
-    if len(teams) != 2:
-        raise TournamentError(f"{preset} is played by {len(teams)} sides; tournaments pair two sides (one bot per "
-                              f"team); tables of 3–6 sides are not offered yet", "preset")
     if format not in Tournament.Format.values:
         raise TournamentError(f"unknown format {format!r}; formats: {', '.join(Tournament.Format.values)}", "format")
-    if format == Tournament.Format.SWISS and not rounds:
+    tabled = format in (Tournament.Format.TABLE_ROUND_ROBIN, Tournament.Format.SWISS_TABLES)
+    if len(teams) > 2 and not tabled:
+        raise TournamentError(f"{preset} is played by {len(teams)} sides: choose a table format (round robin of "
+                              f"tables or Swiss tables)", "format")
+    if len(teams) == 2 and tabled:
+        raise TournamentError(f"{preset} is played by two sides: table formats are for 3–6 sides; choose a "
+                              f"pairing format", "format")
+    if format in (Tournament.Format.SWISS, Tournament.Format.SWISS_TABLES) and not rounds:
         raise TournamentError("a Swiss tournament needs its number of rounds", "rounds")
     if not 1 <= deals <= MAX_DEALS:
         raise TournamentError(f"deals per pairing must be from 1 to {MAX_DEALS}", "deals")

@@ -16,6 +16,8 @@ class Tournament(models.Model):
         GAUNTLET = "gauntlet", "gauntlet (one bot against the field)"
         SWISS = "swiss", "Swiss"
         KNOCKOUT = "knockout", "knockout"
+        TABLE_ROUND_ROBIN = "table_round_robin", "round robin of tables (3–6 sides)"
+        SWISS_TABLES = "swiss_tables", "Swiss tables by score (3–6 sides)"
 
     class Entry(models.TextChoices):
         OPEN = "open"
@@ -111,6 +113,28 @@ class Pairing(models.Model):
     @property
     def is_bye(self) -> bool:
         return self.second_id is None
+
+
+class Table(models.Model):
+    """A table of a 3–6-side preset: its entrants in seat (or team) order. ``scores`` maps each entrant to its
+    share of the other sides it beat over the table's matches, once all are in; an entrant sitting the round
+    out has a table of its own with ``bye`` set."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
+    board = models.PositiveSmallIntegerField()
+    seating = models.JSONField(help_text="entry ids in seat (or team) order")
+    totals = models.JSONField(default=dict, help_text="entry id -> summed match scores so far")
+    games = models.PositiveIntegerField(default=0)
+    scores = models.JSONField(null=True, blank=True)
+    bye = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["round", "board"]
+
+
+class TableSet(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="sets")
+    duplicate_set = models.UUIDField(unique=True)
 
 
 class PairingSet(models.Model):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from arena.referee import TimeControl
@@ -22,14 +23,16 @@ from matches.actions import create_duplicate_set, create_match, layout
 from matches.models import Match, Seat
 from ratings.actions import side_scores
 from ratings.models import Rating
-from tournaments import berger, knockout, swiss
-from tournaments.models import Entry, Pairing, PairingSet, Round, Tournament, Trophy
+from tournaments import berger, knockout, swiss, tables
+from tournaments.models import Entry, Pairing, PairingSet, Round, Table, TableSet, Tournament, Trophy
 from tournaments.records import BYE_POINTS, Result
 
 # Matches of one tournament published to the workers at a time; the rest wait in the database, so a big
 # round never holds back validation, challenges and the ladder for long (docs/tournaments.md).
 IN_FLIGHT = 8
 TROPHY_PLACES = 3
+TABLE_FORMATS = (Tournament.Format.TABLE_ROUND_ROBIN, Tournament.Format.SWISS_TABLES)
+SIT_OUT_SCORE = 0.5  # an entrant left over when the field does not fill whole tables: as if it drew
 
 
 class TournamentError(ValueError):
@@ -110,7 +113,49 @@ def plan_round(t: Tournament, number: int):
         from tournaments.bracket import knockout_round
 
         return knockout_round(t, number)
+    if t.format in TABLE_FORMATS:
+        return _table_round(t, field, number)
     raise TournamentError(f"unknown format {t.format!r}")
+
+
+def _table_round(t: Tournament, field: list[int], number: int) -> tables.TableRound | None:
+    size = len(layout(t.preset, t.overrides)[1])
+    if t.format == Tournament.Format.TABLE_ROUND_ROBIN:
+        schedule = tables.table_round_robin(field, size, t.rounds or None, seed=t.pk)
+        return schedule[number - 1] if number <= len(schedule) else None
+    if number > (t.rounds or 0):
+        return None
+    previous = []
+    for rnd in t.round_set.prefetch_related("tables").order_by("number"):
+        rows = list(rnd.tables.all())
+        previous.append(tables.TableRound(tuple(tuple(r.seating) for r in rows if not r.bye),
+                                          tuple(r.seating[0] for r in rows if r.bye)))
+    return tables.swiss_tables(field, size, table_points(t), previous)
+
+
+def table_points(t: Tournament) -> dict[int, float]:
+    points: dict[int, float] = {}
+    for row in Table.objects.filter(round__tournament=t, scores__isnull=False):
+        for entry, score in row.scores.items():
+            points[int(entry)] = points.get(int(entry), 0.0) + score
+    return points
+
+
+def _pair_tables(t: Tournament, rnd: Round, plan: tables.TableRound, version_rows: dict, versions: dict) -> None:
+    board = 0
+    for seating in plan.tables:
+        board += 1
+        row = Table.objects.create(round=rnd, board=board, seating=list(seating),
+                                   totals={str(e): 0.0 for e in seating})
+        for _ in range(t.deals):
+            matches = create_duplicate_set(kind=Match.Kind.TOURNAMENT, preset=t.preset, overrides=t.overrides,
+                                           versions=[version_rows[versions[e]] for e in seating],
+                                           time_control=TimeControl(**t.time_control) if t.time_control else None)
+            Match.objects.filter(pk__in=[m.pk for m in matches]).update(published_at=None)
+            TableSet.objects.create(table=row, duplicate_set=matches[0].duplicate_set)
+    for entrant in plan.byes:
+        board += 1
+        Table.objects.create(round=rnd, board=board, seating=[entrant], bye=True, scores={str(entrant): SIT_OUT_SCORE})
 
 
 def _pair_next_round(t: Tournament) -> Round | None:
@@ -122,6 +167,10 @@ def _pair_next_round(t: Tournament) -> Round | None:
     rnd = Round.objects.create(tournament=t, number=number)
     versions = dict(t.entries.values_list("pk", "version_id"))
     version_rows = {v.pk: v for v in BotVersion.objects.filter(pk__in=versions.values())}
+    if isinstance(plan, tables.TableRound):
+        _pair_tables(t, rnd, plan, version_rows, versions)
+        release_held(t)
+        return rnd
     # A knockout's ties keep their bracket order (byes in place): the next round pairs neighbours.
     boards = ([(tie.top, tie.bottom) for tie in plan] if isinstance(plan, list) else
               [(p.first, p.second) for p in plan.pairings] + [(e, None) for e in plan.byes])
@@ -150,7 +199,9 @@ def _queue_set(t: Tournament, pairing: Pairing, versions: list[BotVersion], tieb
 
 def tournament_matches(t: Tournament):
     sets = PairingSet.objects.filter(pairing__round__tournament=t).values("duplicate_set")
-    return Match.objects.filter(duplicate_set__in=sets, kind=Match.Kind.TOURNAMENT)
+    table_sets = TableSet.objects.filter(table__round__tournament=t).values("duplicate_set")
+    return Match.objects.filter(kind=Match.Kind.TOURNAMENT).filter(
+        Q(duplicate_set__in=sets) | Q(duplicate_set__in=table_sets))
 
 
 def release_held(t: Tournament) -> int:
@@ -182,6 +233,7 @@ def record_tournament_match(match: Match, seats: list[Seat]) -> None:
         return
     pairing = _pairing_of(match)
     if pairing is None:
+        _record_table_match(match, seats)
         return
     t = pairing.round.tournament
     _, teams = layout(match.preset, match.overrides)
@@ -205,6 +257,30 @@ def record_tournament_match(match: Match, seats: list[Seat]) -> None:
             _queue_set(t, pairing, [pairing.first.version, pairing.second.version], tiebreak=True)
     pairing.save()
     tournament_id = t.pk
+    transaction.on_commit(lambda: _advance_later(tournament_id))
+
+
+def _record_table_match(match: Match, seats: list[Seat]) -> None:
+    link = TableSet.objects.filter(duplicate_set=match.duplicate_set).first()
+    if link is None:
+        return
+    table = Table.objects.select_for_update().select_related("round__tournament").get(pk=link.table_id)
+    _, teams = layout(match.preset, match.overrides)
+    scores = side_scores([s.rank for s in sorted(seats, key=lambda s: s.seat)], teams)
+    side_of = {seat: side for side, team in enumerate(teams) for seat in team}
+    version_of = dict(Entry.objects.filter(pk__in=table.seating).values_list("pk", "version_id"))
+    for entrant in table.seating:
+        side = next(side_of[s.seat] for s in seats if s.version_id == version_of[entrant])
+        table.totals[str(entrant)] = table.totals.get(str(entrant), 0.0) + scores[side]
+    table.games += 1
+    sets = TableSet.objects.filter(table=table).values("duplicate_set")
+    slots = Match.objects.filter(duplicate_set__in=sets).values("duplicate_set", "rotation").distinct().count()
+    done = (Match.objects.filter(duplicate_set__in=sets, status=Match.Status.FINISHED)
+            .values("duplicate_set", "rotation").distinct().count())
+    if slots == done:
+        table.scores = {e: total / table.games for e, total in table.totals.items()}
+    table.save()
+    tournament_id = table.round.tournament_id
     transaction.on_commit(lambda: _advance_later(tournament_id))
 
 
@@ -253,7 +329,7 @@ def advance(tournament_id: int) -> str:
         if current is None:
             _pair_next_round(t)
             return "paired"
-        if current.pairings.filter(score__isnull=True).exists():
+        if current.pairings.filter(score__isnull=True).exists() or current.tables.filter(scores__isnull=True).exists():
             release_held(t)
             return "playing"
         current.finished = True
@@ -265,7 +341,10 @@ def advance(tournament_id: int) -> str:
 def replace_failed_match(match: Match) -> None:
     """A failure hook: a tournament match that could not be played (infrastructure, every attempt) is
     played again with the same deal and seats; it is never scored as a loss."""
-    if match.kind != Match.Kind.TOURNAMENT or not PairingSet.objects.filter(duplicate_set=match.duplicate_set).exists():
+    if match.kind != Match.Kind.TOURNAMENT:
+        return
+    if not (PairingSet.objects.filter(duplicate_set=match.duplicate_set).exists()
+            or TableSet.objects.filter(duplicate_set=match.duplicate_set).exists()):
         return
     seats = [s.version for s in match.seats.select_related("version").order_by("seat")]
     create_match(kind=Match.Kind.TOURNAMENT, preset=match.preset, overrides=match.overrides, seat_versions=seats,

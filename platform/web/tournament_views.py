@@ -16,7 +16,7 @@ from tournaments import standings as tables
 from tournaments.actions import do_create_tournament, do_host_action, do_join
 from tournaments.api import access_tournament, tournament_queryset
 from tournaments.models import Tournament
-from tournaments.running import TournamentError
+from tournaments.running import TABLE_FORMATS, TournamentError
 from web.charts import bracket
 
 
@@ -80,6 +80,7 @@ def tournament_detail(request, pk: int):
     return render(request, "web/tournament_detail.html", {
         "t": t, "standings": rows, "crosstable": crosstable, "rounds": rounds, "entries": entries,
         "my_bots": my_bots, "is_host": request.user.is_authenticated and request.user.pk == t.host_id,
+        "tabled": t.format in TABLE_FORMATS,
         "bracket": bracket(rounds) if t.format == Tournament.Format.KNOCKOUT and rounds else ""})
 
 

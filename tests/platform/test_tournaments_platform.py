@@ -144,7 +144,7 @@ def test_it_cancels_a_start_with_too_few_entrants(alice, as_user, house_bots):
 def test_it_refuses_bad_tournament_settings(alice, as_user, house_bots):
     client = as_user(alice)
     start = (timezone.now() + timedelta(hours=1)).isoformat()
-    cases = [({"preset": "kozel-3p"}, "preset", "sides"), ({"format": "swiss"}, "rounds", "number of rounds"),
+    cases = [({"preset": "kozel-3p"}, "format", "sides"), ({"format": "swiss"}, "rounds", "number of rounds"),
              ({"starts_at": "2020-01-01T00:00:00Z"}, "starts_at", "future"),
              ({"overrides": {"match": "forever"}}, "overrides", "match")]
     for change, field_name, words in cases:
@@ -187,3 +187,39 @@ def test_a_version_test_stops_when_the_sprt_decides(alice, house_bots):
     assert test.status == VersionTest.Status.H1, (test.counts, test.llr)
     assert test.llr > 0 and sum(test.counts) >= 2
     assert weak.pk != weak_twin.pk
+
+
+@pytest.mark.parametrize(("fmt", "rounds"), [("table_round_robin", None), ("swiss_tables", 2)])
+def test_it_runs_tables_for_a_three_seat_preset(alice, as_user, house_bots, api, fmt, rounds):
+    from tournaments.models import Table
+
+    names = [b.name for b in Bot.objects.filter(game="bura").order_by("name")][:7]  # two tables and one sits out
+    extra = {"rounds": rounds} if rounds else {}
+    pk = host_tournament(alice, as_user, names, preset="bura-3p", format=fmt, name=f"Tables {fmt}", **extra)
+    running.start(Tournament.objects.get(pk=pk))
+    t = run_to_the_end(pk)
+    assert t.status == "finished"
+    tables = list(Table.objects.filter(round__tournament=t))
+    assert all(len(row.seating) == 3 for row in tables if not row.bye)
+    assert sum(row.bye for row in tables) == t.round_set.count()  # one entrant sits out each round
+    for row in tables:
+        if not row.bye:
+            assert sum(row.scores.values()) == pytest.approx(1.5)  # three sides: 3 pairs, each worth a point
+    table = api.get(f"/api/v1/tournaments/{pk}/standings/").json()
+    assert [r["place"] for r in table] == list(range(1, 8))
+    assert sum(r["points"] for r in table) == pytest.approx(1.5 * (len(tables) - t.round_set.count())
+                                                          + 0.5 * t.round_set.count())
+    rounds_shown = api.get(f"/api/v1/tournaments/{pk}/rounds/").json()
+    assert rounds_shown[0]["tables"] and not rounds_shown[0]["pairings"]
+
+
+def test_it_matches_the_format_to_the_number_of_sides(alice, as_user, house_bots):
+    client = as_user(alice)
+    start = (timezone.now() + timedelta(hours=1)).isoformat()
+    tables_for_two = client.post("/api/v1/tournaments/", {"name": "T2", "preset": "bura", "format": "swiss_tables",
+                                                          "rounds": 2, "starts_at": start}, format="json")
+    assert tables_for_two.status_code == 400 and "table formats are for 3–6 sides" in tables_for_two.json()[
+        "error"]["message"]
+    pairs_for_three = client.post("/api/v1/tournaments/", {"name": "T3", "preset": "bura-3p", "format": "round_robin",
+                                                           "starts_at": start}, format="json")
+    assert pairs_for_three.status_code == 400 and "choose a table format" in pairs_for_three.json()["error"]["message"]
