@@ -104,3 +104,17 @@ def test_it_lets_a_signed_in_user_host_a_tournament_from_the_form(client, alice)
 def test_it_reports_health_for_load_balancers(client, db):
     answer = client.get("/healthz")
     assert answer.status_code == 200 and answer.json() == {"status": "ok"}
+
+
+def test_it_shows_a_table_tournament(client, alice, as_user, house_bots):
+    from bots.models import Bot
+    from tests.platform.test_tournaments_platform import host_tournament, run_to_the_end
+    from tournaments import running
+    from tournaments.models import Tournament
+
+    names = [b.name for b in Bot.objects.filter(game="bura").order_by("name")][:4]
+    pk = host_tournament(alice, as_user, names, preset="bura-3p", format="table_round_robin", name="Page Tables")
+    running.start(Tournament.objects.get(pk=pk))
+    run_to_the_end(pk)
+    html = client.get(f"/tournaments/{pk}/").content.decode()
+    assert "Tables won" in html and "sits this round out" in html and "Crosstable" not in html
