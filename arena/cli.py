@@ -219,6 +219,7 @@ def _play_all(schedule, args: argparse.Namespace, matches: list[dict[str, Any]])
         for result, replay in run_schedule(schedule, args.concurrency, replays=wanted):
             for seat in result["seats"]:
                 seat.pop("resources", None)  # measurements vary run to run; the replay keeps them
+                seat.pop("stderr_log", None)  # which request a line arrived during depends on timing
             if replay is not None:
                 (args.replays / f"{args.preset}-{result['index']:05d}.json.gz").write_bytes(replay)
             matches.append(result)

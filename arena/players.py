@@ -24,6 +24,7 @@ from arena import protocol
 from arena.protocol import ProtocolError
 
 STDERR_TAIL_LINES = 20
+STDERR_LOG_LINES = 2000  # kept per seat and match with the decision each belongs to (the owner's log)
 STDERR_LINE_CHARS = 400  # a kept line is its first 400 characters, then "…" if it was longer
 _LINE_BYTES = STDERR_LINE_CHARS * 4  # enough UTF-8 for 400 characters
 STDERR_READ_BYTES = 1024 * 1024
@@ -53,6 +54,9 @@ class SeatReport:
 
     name: str = ""
     stderr_tail: list[str] = field(default_factory=list)
+    # The first STDERR_LOG_LINES lines with the request id that was open when each was read: [[id, line], …]
+    # (id 0: before the first request). For the bot's owner, beside the decisions in the replay viewer.
+    stderr_log: list[list[Any]] = field(default_factory=list)
     stderr_bytes: int = 0
     stdout_bytes: int = 0
     resources: dict[str, Any] | None = None
@@ -151,6 +155,9 @@ class _StderrTail:
     def __init__(self, fd: int, max_bytes: int):
         self._fd = fd
         self.max_bytes = max_bytes
+        self.decision = 0  # the request open now; the seat sets it before each request
+        self._log: list[tuple[int, bytes]] = []
+        self._log_partial = b""
         # raw lines, decoded only when the tail is asked for: a flood pays for slicing, not for decoding
         self._raw: collections.deque[bytes] = collections.deque(maxlen=STDERR_TAIL_LINES)
         with contextlib.suppress(OSError):  # a larger pipe: fewer wake-ups and reads per MiB (best effort)
@@ -170,13 +177,14 @@ class _StderrTail:
         while not self._stop.is_set():
             if not self._poll.poll(100):
                 continue
+            decision = self.decision  # before the read: settle() moves on only once the pipe is empty
             try:
                 chunk = os.read(self._fd, STDERR_READ_BYTES)
             except OSError:
                 break
             if not chunk:
                 break
-            self._take(chunk)
+            self._take(chunk, decision)
             if self.total > self.max_bytes:
                 self.flooded = True
                 with contextlib.suppress(OSError):
@@ -186,8 +194,21 @@ class _StderrTail:
             self._raw.append(self._partial)
             self._partial = b""
 
-    def _take(self, chunk: bytes) -> None:
+    def settle(self, next_decision: int, wait_seconds: float = 0.005) -> None:
+        """Before the next request: let the reader take what the bot wrote during the last one (it flushed it
+        before answering), so those lines keep the last request's id. Bounded, for bots that never stop."""
+        if len(self._log) < STDERR_LOG_LINES:
+            probe = select.poll()
+            probe.register(self._fd, select.POLLIN)
+            deadline = time.monotonic() + wait_seconds
+            while probe.poll(0) and time.monotonic() < deadline and self._thread.is_alive():
+                time.sleep(0.0002)
+        self.decision = next_decision
+
+    def _take(self, chunk: bytes, decision: int = 0) -> None:
         self.total += len(chunk)
+        if len(self._log) < STDERR_LOG_LINES:
+            self._keep_for_log(chunk, decision)
         last = chunk.rfind(b"\n")
         if last < 0:
             self._partial = (self._partial + chunk[:_LINE_BYTES])[:_LINE_BYTES]
@@ -203,6 +224,26 @@ class _StderrTail:
             end = start
         self._partial = chunk[last + 1:last + 1 + _LINE_BYTES]
         self._raw.extend(reversed(tail))
+
+    def _keep_for_log(self, chunk: bytes, decision: int) -> None:
+        """Cut lines one by one only until the log is full: a flood pays for at most STDERR_LOG_LINES finds."""
+        start = 0
+        while len(self._log) < STDERR_LOG_LINES:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                self._log_partial = (self._log_partial + chunk[start:start + _LINE_BYTES])[:_LINE_BYTES]
+                return
+            self._log.append((decision, (self._log_partial + chunk[start:min(end, start + _LINE_BYTES)])
+                              [:_LINE_BYTES]))
+            self._log_partial = b""
+            start = end + 1
+
+    @property
+    def log(self) -> list[list[Any]]:
+        kept = list(self._log)
+        if self._log_partial and len(kept) < STDERR_LOG_LINES:
+            kept.append((self.decision, self._log_partial))
+        return [[decision, _tail_line(line)] for decision, line in kept]
 
     @property
     def lines(self) -> list[str]:
@@ -334,6 +375,8 @@ class ExternalPlayer:
         self._write([message], deadline)
 
     def ask(self, request: dict[str, Any], deadline: float, before: list[dict[str, Any]] = ()) -> dict[str, Any]:
+        if self._stderr is not None:
+            self._stderr.settle(request["id"])
         self._write([*before, request], deadline)
         return self._read_message(deadline, "move", f"answering request {request['id']}")
 
@@ -381,6 +424,7 @@ class ExternalPlayer:
         report = self._proc.finish(grace_seconds=0.5)
         if self._stderr is not None:
             self._report.stderr_tail = self._stderr.stop()
+            self._report.stderr_log = self._stderr.log
             self._report.stderr_bytes = self._stderr.total
         if self._reader is not None:
             self._report.stdout_bytes = self._reader.total

@@ -230,7 +230,8 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
         ranks = final_ranks(outcome["ranks"], teams, forfeited) if forfeited else outcome["ranks"]
 
     seats = [{"seat": s, "bot": labels[s], "name": names[s], **verdicts[s].to_dict(), "decisions": decisions[s],
-              "stderr_tail": reports[s].stderr_tail, "resources": reports[s].resources} for s in range(n)]
+              "stderr_tail": reports[s].stderr_tail, "stderr_log": reports[s].stderr_log,
+              "resources": reports[s].resources} for s in range(n)]
     ended = ended_by([v.verdict for v in verdicts], outcome["finished"])
     result = {"game": game, "preset": preset, "seed": seed, "finished": ended == "rules", "ended_by": ended,
               "ranks": ranks, "points": outcome["points"], "points_kind": outcome["points_kind"], "teams": teams,

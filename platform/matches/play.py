@@ -26,7 +26,7 @@ from bots import blobs
 from bots.models import BotVersion
 from matches.models import Match
 
-LOG_LIMIT_BYTES = 64 * 1024  # the stderr kept per seat, for its owner
+LOG_LIMIT_BYTES = 256 * 1024  # the stderr kept per seat, for its owner
 
 
 def cache_dir() -> Path:
@@ -100,12 +100,15 @@ def store_replay(replay: dict[str, Any]) -> tuple[str, int]:
 
 
 def store_logs(result: dict[str, Any]) -> dict[int, tuple[str, int]]:
+    """Each seat's stderr, private to its bot's owner: one line per stderr line, "[N] text", N the request
+    that was open when the line came (0: before the first), so the viewer shows it beside that decision."""
     logs = {}
     for seat in result["seats"]:
-        lines = seat.get("stderr_tail") or []
+        tagged = seat.pop("stderr_log", None) or []
+        lines = [f"[{decision}] {text}" for decision, text in tagged] or seat.get("stderr_tail") or []
         if not lines:
             continue
-        data = "\n".join(lines).encode("utf-8", "replace")[-LOG_LIMIT_BYTES:]
+        data = "\n".join(lines).encode("utf-8", "replace")[:LOG_LIMIT_BYTES]
         logs[seat["seat"]] = (blobs.put("logs", data), len(data))
     return logs
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import logging
 import pickle
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -370,6 +371,33 @@ def _int_param(request, name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise FramesError(f"{name} must be a whole number, not {raw!r}") from None
+
+
+TAGGED_LINE = re.compile(r"^\[(\d+)\] (.*)$")
+
+
+def stderr_view(request, pk: int):
+    """GET /matches/<id>/stderr/ — the stderr lines of the seats whose bot is the user's, by request id
+    (request N produced step N of the replay). Everyone else gets 404: logs are private to their owner."""
+    from bots import blobs
+    from bots.access import can_see_private
+    from config.api import error_body
+    from matches.models import Seat
+
+    seats = [s for s in Seat.objects.select_related("version__bot").filter(match_id=pk)
+             if can_see_private(request.user, s.version.bot)]
+    if not seats:
+        return JsonResponse(error_body("not_found", "no log of yours in this match"), status=404)
+    found: dict[str, dict[str, list[str]]] = {}
+    for seat in seats:
+        by_request: dict[str, list[str]] = {}
+        if seat.log_sha256:
+            for line in blobs.get("logs", seat.log_sha256).decode("utf-8", "replace").splitlines():
+                tagged = TAGGED_LINE.match(line)
+                key, text = (tagged.group(1), tagged.group(2)) if tagged else ("end", line)
+                by_request.setdefault(key, []).append(text)
+        found[str(seat.seat)] = by_request
+    return JsonResponse({"seats": found})
 
 
 @gzip_page  # a chunk of every seat's view is ~0.5 MB of JSON and compresses about tenfold

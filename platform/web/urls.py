@@ -20,6 +20,7 @@ urlpatterns = [
     path("bots/<str:name>/", views.bot_detail, name="bot"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
     path("matches/<int:pk>/frames/", replay_frames.frames_view, name="match-frames"),
+    path("matches/<int:pk>/stderr/", replay_frames.stderr_view, name="match-stderr"),
     path("tournaments/", tournament_views.tournament_list, name="tournaments"),
     path("tournaments/new/", tournament_views.tournament_new, name="tournament-new"),
     path("tournaments/<int:pk>/", tournament_views.tournament_detail, name="tournament"),

@@ -176,9 +176,11 @@ def match_detail(request, pk: int):
     seats = [{"row": s, "private": can_see_private(request.user, s.version.bot),
               "detail": s.detail if detail_visible(request.user, s) else ""} for s in match.seats.all()]
     replay_visible = match.kind != Match.Kind.VALIDATION or any(s["private"] for s in seats)
+    owns_a_seat = any(s["private"] for s in seats)
     scores_chart = score_chart(match.replay_sha256, f"Match {match.pk}") if replay_visible and match.replay_sha256 \
         else ""
     return render(request, "web/match_detail.html", {"match": match, "seats": seats, "replay_visible": replay_visible,
+                                                     "owns_a_seat": owns_a_seat,
                                                      "reproduce": reproduce_command(match),
                                                      "scores_chart": scores_chart})
 

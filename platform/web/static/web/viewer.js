@@ -31,7 +31,20 @@
     speed: root.querySelector("#rv-speed"),
     link: root.querySelector("#rv-link"),
     status: root.querySelector("#rv-status"),
+    stderr: root.querySelector("#rv-stderr"),
+    stderrLines: root.querySelector("#rv-stderr-lines"),
   };
+  // The owner's own bots' stderr, by seat and request id (request N made step N); never sent to others.
+  var stderrBySeat = null;
+  var stderrUrl = root.getAttribute("data-stderr-url");
+  if (stderrUrl) {
+    fetch(stderrUrl, { credentials: "same-origin" }).then(function (response) {
+      return response.ok ? response.json() : null;
+    }).then(function (body) {
+      stderrBySeat = body ? body.seats : null;
+      if (shown >= 0 && frameAt(shown)) drawStderr(frameAt(shown));
+    }).catch(function () {});
+  }
 
   var meta = null;
   var cache = {};       // seat key -> {frames: [], loading: {chunkStart: promise}}
@@ -403,6 +416,18 @@
     ui.table.insertBefore(end, ui.table.firstChild);
   }
 
+  function drawStderr(frame) {
+    if (!ui.stderr) return;
+    var lines = [];
+    Object.keys(stderrBySeat || {}).forEach(function (seat) {
+      ((stderrBySeat[seat] || {})[String(frame.step)] || []).forEach(function (text) {
+        lines.push("seat " + seat + ": " + text);
+      });
+    });
+    ui.stderrLines.textContent = lines.join("\n");
+    ui.stderr.hidden = lines.length === 0;
+  }
+
   function draw(frame) {
     shown = frame.step;
     ui.step.textContent = "step " + frame.step + " / " + meta.steps + " · deal " + frame.deal;
@@ -412,6 +437,7 @@
     drawEnd(frame);
     drawScores(frame);
     drawEvents(frame);
+    drawStderr(frame);
     var hash = "#step=" + frame.step + "&seat=" + view;
     ui.link.setAttribute("href", hash);
     if (window.location.hash !== hash) history.replaceState(null, "", hash);
