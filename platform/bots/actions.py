@@ -134,6 +134,9 @@ def finish_validation(match, seats) -> None:
         version.reason = ""
         version.save(update_fields=["status", "reason", "validated_at"])
         Bot.objects.filter(pk=version.bot_id).update(current_version=version, updated=timezone.now())
+        from ratings.actions import sync_current
+
+        sync_current(version.bot_id, version.pk)
         # A ladder suspension is lifted by a new version that validates; a staff suspension is not.
         Bot.objects.filter(pk=version.bot_id, suspended_by="ladder").update(suspended_reason="", suspended_by="")
         transaction.on_commit(_fill_ladder_now)  # its placement games start now, not at the next beat
@@ -202,6 +205,9 @@ def ensure_house_bots() -> list[Bot]:
                 if bot.current_version_id != version.pk:
                     bot.current_version = version
                     bot.save(update_fields=["current_version"])
+                    from ratings.actions import sync_current
+
+                    sync_current(bot.pk, version.pk)
             made.append(bot)
     return made
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import Case, F, Max, Value, When
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
@@ -45,8 +45,15 @@ def _rating_for(version: BotVersion, preset: str) -> Rating:
     previous = (Rating.objects.filter(bot_id=version.bot_id, preset=preset).exclude(version=version)
                 .order_by("-version__number").first())
     start = live.successor(live.Skill(previous.live_mu, previous.live_sigma) if previous else None)
+    current = Bot.objects.filter(pk=version.bot_id, current_version_id=version.pk).exists()
     return Rating.objects.create(version=version, bot_id=version.bot_id, preset=preset, live_mu=start.mu,
-                                 live_sigma=start.sigma)
+                                 live_sigma=start.sigma, is_current=current)
+
+
+def sync_current(bot_id: int, version_id: int | None) -> None:
+    """The bot's current version changed: its ratings' is_current flags follow (same transaction)."""
+    Rating.objects.filter(bot_id=bot_id).update(
+        is_current=Case(When(version_id=version_id, then=Value(True)), default=Value(False)))
 
 
 def record_ranked_match(match: Match, seats: list[Seat]) -> None:
@@ -175,6 +182,6 @@ def presets_needing_refit() -> list[str]:
 
 def leaderboard(preset: str):
     """Every bot's current version on the preset's scale: fitted first (best first), then by live rating."""
-    return (Rating.objects.filter(preset=preset, version_id=F("bot__current_version_id"))
+    return (Rating.objects.filter(preset=preset, is_current=True)
             .select_related("bot__owner", "version")
             .order_by(F("official").desc(nulls_last=True), "-live_mu", "bot__name"))

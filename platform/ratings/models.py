@@ -27,10 +27,13 @@ class Rating(models.Model):
     los_next = models.FloatField(null=True, blank=True,
                                  help_text="likelihood of superiority over the next version down the leaderboard")
     fitted_at = models.DateTimeField(null=True, blank=True)
+    # Is this version its bot's current one? Kept in step with Bot.current_version (ratings.actions.
+    # sync_current) so a leaderboard is one index range, not a join of every rating with every bot.
+    is_current = models.BooleanField(default=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "preset"], name="rating_version_preset")]
-        indexes = [models.Index(fields=["preset", "-official"], name="rating_board_idx"),
+        indexes = [models.Index(fields=["preset", "is_current", "-official"], name="rating_board_idx"),
                    models.Index(fields=["bot", "preset"], name="rating_bot_idx")]
 
     def __str__(self) -> str:

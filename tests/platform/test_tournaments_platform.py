@@ -208,7 +208,7 @@ def test_it_runs_tables_for_a_three_seat_preset(alice, as_user, house_bots, api,
     table = api.get(f"/api/v1/tournaments/{pk}/standings/").json()
     assert [r["place"] for r in table] == list(range(1, 8))
     assert sum(r["points"] for r in table) == pytest.approx(1.5 * (len(tables) - t.round_set.count())
-                                                          + 0.5 * t.round_set.count())
+                                                          + 0.5 * t.round_set.count(), abs=0.01)  # shown to 3 places
     rounds_shown = api.get(f"/api/v1/tournaments/{pk}/rounds/").json()
     assert rounds_shown[0]["tables"] and not rounds_shown[0]["pairings"]
 
