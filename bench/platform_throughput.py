@@ -7,7 +7,7 @@ matches.
 Each stack runs in a child process of its own (Django is configured once per process): "postgres" is
 PostgreSQL + Redis, "embedded" is the `make run` default (SQLite + the filesystem broker). The worker has
 concurrency 2; the bots are two uploaded copies of bench/bots/first_legal.py in the bwrap sandbox; the
-matches are `bura` with `--rule match=deals:3`. Goals (issues 8 and 11): upload check of a 1 MiB zip under
+matches are `bura` with `--rule match=deals:10`. Goals (issues 8 and 11): upload check of a 1 MiB zip under
 200 ms, upload to ready under 5 s, ready to first ladder match under 10 s, scheduling under 5 ms per match,
 platform throughput at least 0.8x the runner's.
 """
@@ -30,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 BOT = REPO / "bench" / "bots" / "first_legal.py"
-OVERRIDES = {"match": "deals:3"}
+OVERRIDES = {"match": "deals:10"}
 QUEUES = "tournament,validation,challenge,ladder,maintenance"
 
 
@@ -38,7 +38,8 @@ def stack_env(stack: str, var: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KOZYR_", "DJANGO_"))
            and k not in ("DATABASE_URL", "CELERY_BROKER_URL", "MEDIA_ROOT")}
     env.update({"KOZYR_VAR_DIR": str(var), "KOZYR_LADDER_QUEUE_DEPTH": "1",
-                "DJANGO_SETTINGS_MODULE": "config.settings"})
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "KOZYR_SEPARATE_ROTATIONS": os.environ.get("KOZYR_SEPARATE_ROTATIONS", "true")})
     if stack == "postgres":
         env.update({"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/kozyr_bench_tp",
                     "CELERY_BROKER_URL": "redis://127.0.0.1:6379/14"})
@@ -155,7 +156,7 @@ def run_stack(stack: str, matches: int) -> dict:
     t0 = time.monotonic()
     subprocess.run([str(REPO / ".venv" / "bin" / "arena"), "play", "bura", str(staged / "bot0.py"),
                     str(staged / "bot1.py"), "--games", str(matches // 2), "--duplicate", "--concurrency", "2",
-                    "--rule", "match=deals:3", "--sandbox", "bwrap", "--quiet"], check=True, capture_output=True)
+                    "--rule", "match=deals:10", "--sandbox", "bwrap", "--quiet"], check=True, capture_output=True)
     figures["runner_matches_per_minute"] = matches / (time.monotonic() - t0) * 60
     figures["platform_vs_runner"] = figures["platform_matches_per_minute"] / figures["runner_matches_per_minute"]
     shutil.rmtree(var, ignore_errors=True)

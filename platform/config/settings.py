@@ -56,6 +56,9 @@ try:
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", PRODUCTION)
     USE_X_FORWARDED_PROTO = env.bool("KOZYR_BEHIND_PROXY", PRODUCTION)
     WORKER_SELF_STOP = env.bool("KOZYR_WORKER_SELF_STOP", True)  # a worker that cannot run sandboxes stops
+    # Never play two rotations of one deal side by side on one machine (a residual covert channel between
+    # sandboxes); off trades that for throughput when matches are very short (docs/matches.md).
+    SEPARATE_ROTATIONS = env.bool("KOZYR_SEPARATE_ROTATIONS", True)
     for name in READ_BY_THE_SANDBOX:
         env.raw(name)  # the sandbox package reads and checks these itself
     for name in env.unknown():

@@ -51,7 +51,7 @@ class LeaseKeeper(threading.Thread):
         self.join(timeout=10)
 
 
-SIBLING_DELAY = 2.0
+SIBLING_DELAY = 0.05  # seconds: the rotation goes back in the queue behind whatever else waits
 
 
 def sibling_running_here(match_id: int) -> bool:
@@ -78,7 +78,7 @@ def play_match(match_id: int) -> str:
         log.error("this worker cannot run sandboxes (%s); it stops taking matches", problem)
         stop_this_worker()
         return "worker-broken"
-    if sibling_running_here(match_id):
+    if settings.SEPARATE_ROTATIONS and sibling_running_here(match_id):
         # The same deal with the seats rotated is being played on this machine: two sandboxes side by side
         # could signal each other through what they share (docs/sandbox.md), so play it after, or elsewhere.
         play_match.apply_async((match_id,), queue=Match.objects.get(pk=match_id).queue, countdown=SIBLING_DELAY)
