@@ -184,4 +184,4 @@ def leaderboard(preset: str):
     """Every bot's current version on the preset's scale: fitted first (best first), then by live rating."""
     return (Rating.objects.filter(preset=preset, is_current=True)
             .select_related("bot__owner", "version")
-            .order_by(F("official").desc(nulls_last=True), "-live_mu", "bot__name"))
+            .order_by(F("official").desc(nulls_last=True), "-live_mu", "id"))

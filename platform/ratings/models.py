@@ -33,7 +33,9 @@ class Rating(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "preset"], name="rating_version_preset")]
-        indexes = [models.Index(fields=["preset", "is_current", "-official"], name="rating_board_idx"),
+        # The leaderboard's order exactly, so a page is read off the index without sorting every rating.
+        indexes = [models.Index("preset", "is_current", models.F("official").desc(nulls_last=True),
+                                models.F("live_mu").desc(), "id", name="rating_board_idx"),
                    models.Index(fields=["bot", "preset"], name="rating_bot_idx")]
 
     def __str__(self) -> str:
