@@ -120,10 +120,11 @@ def generate(bots: int, matches: int) -> None:
             wins[a if winner == 1 else b] += 1
         copy_rows(raw, "ratings_rating", ["version_id", "bot_id", "preset", "live_mu", "live_sigma", "games", "wins",
                                           "draws", "losses", "score", "last_played", "official", "official_low",
-                                          "official_high", "provisional", "los_next", "fitted_at", "is_current"],
+                                          "official_high", "provisional", "los_next", "fitted_at", "is_current",
+                                          "board"],
                   ((base_version + i, base_bot + i, "bura", 25 + 3 * strength[i], 1.0, games[i], wins[i], 0,
                     games[i] - wins[i], wins[i], now, 1500 + 200 * strength[i], 1480 + 200 * strength[i],
-                    1520 + 200 * strength[i], "f", 0.6, now, "t") for i in range(bots)))
+                    1520 + 200 * strength[i], "f", 0.6, now, "t", 1500 + 200 * strength[i]) for i in range(bots)))
         cur.execute("ANALYZE")
     print(f"generated {bots} bots and {matches} matches in {time.perf_counter() - started:.0f} s")
 

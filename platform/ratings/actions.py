@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Case, F, Max, Value, When
+from django.db.models import Case, Max, Value, When
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
@@ -25,6 +25,7 @@ from ratings.models import Rating, RatingSnapshot, Refit
 from ratings.outcomes import Outcomes
 
 REFIT_EVERY = 200  # ranked matches of a preset between refits, besides the periodic one
+UNRATED_BOARD = -1e12  # Rating.board of a version without an official rating: below every rated one
 
 
 def side_scores(ranks: list[int], teams: list[list[int]]) -> list[float]:
@@ -144,9 +145,11 @@ def refit_preset(preset: str) -> Refit:
             value = fitted.rating(rating.version_id)
             if value is None:
                 rating.official = rating.official_low = rating.official_high = None
+                rating.board = UNRATED_BOARD
                 rating.provisional = True
             else:
                 rating.official, rating.official_low, rating.official_high = value.rating, value.low, value.high
+                rating.board = value.rating
                 rating.provisional = value.provisional
                 snapshots.append(RatingSnapshot(refit=refit, version_id=rating.version_id, bot_id=rating.bot_id,
                                                 preset=preset, at=now, rating=value.rating, low=value.low,
@@ -154,8 +157,8 @@ def refit_preset(preset: str) -> Refit:
             rating.fitted_at = now
             rating.los_next = None
         _set_los_to_next(preset, rows, fitted)
-        Rating.objects.bulk_update(rows, ["official", "official_low", "official_high", "provisional", "fitted_at",
-                                          "los_next"], batch_size=2000)
+        Rating.objects.bulk_update(rows, ["official", "official_low", "official_high", "board", "provisional",
+                                          "fitted_at", "los_next"], batch_size=2000)
         RatingSnapshot.objects.bulk_create(snapshots, batch_size=2000)
         refit.rated = len(snapshots)
         refit.seconds = time.perf_counter() - started
@@ -184,4 +187,4 @@ def leaderboard(preset: str):
     """Every bot's current version on the preset's scale: fitted first (best first), then by live rating."""
     return (Rating.objects.filter(preset=preset, is_current=True)
             .select_related("bot__owner", "version")
-            .order_by(F("official").desc(nulls_last=True), "-live_mu", "id"))
+            .order_by("-board", "-live_mu", "id"))

@@ -30,12 +30,14 @@ class Rating(models.Model):
     # Is this version its bot's current one? Kept in step with Bot.current_version (ratings.actions.
     # sync_current) so a leaderboard is one index range, not a join of every rating with every bot.
     is_current = models.BooleanField(default=False)
+    # The leaderboard's sort key: the official rating, or far below every rating while there is none (an
+    # index cannot say NULLS LAST on every database; this column never is null).
+    board = models.FloatField(default=-1e12)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "preset"], name="rating_version_preset")]
         # The leaderboard's order exactly, so a page is read off the index without sorting every rating.
-        indexes = [models.Index("preset", "is_current", models.F("official").desc(nulls_last=True),
-                                models.F("live_mu").desc(), "id", name="rating_board_idx"),
+        indexes = [models.Index(fields=["preset", "is_current", "-board", "-live_mu", "id"], name="rating_board_idx"),
                    models.Index(fields=["bot", "preset"], name="rating_bot_idx")]
 
     def __str__(self) -> str:
