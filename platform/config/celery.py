@@ -25,7 +25,7 @@ def _filesystem_broker_folders() -> None:
     options.update({"data_folder_in": str(folder), "data_folder_out": str(folder),
                     "processed_folder": str(folder / "processed"), "store_processed": False,
                     "control_folder": str(folder / "control"),
-                    "polling_interval": 0.2})  # the filesystem is polled: keep a new match's wait short
+                    "polling_interval": 0.05})  # the filesystem is polled: keep a new match's wait short
     app.conf.broker_transport_options = options
 
 
