@@ -175,7 +175,7 @@ def main() -> None:
         ("API matches, page 1", "/api/v1/matches/"),
         ("API matches of a bot", "/api/v1/matches/?bot=bot00042"),
         ("API leaderboard", "/api/v1/leaderboards/bura/"),
-        ("API leaderboard, page 100", "/api/v1/leaderboards/bura/?page=20"),
+        ("API leaderboard, page 20", "/api/v1/leaderboards/bura/?page=20"),
         ("API head-to-head", "/api/v1/head-to-head/?a=bot00042&b=bot00043&preset=bura"),
         ("page: leaderboard", "/games/bura/"),
         ("page: leaderboard, search", "/games/bura/?q=bot0999"),
