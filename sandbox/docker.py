@@ -43,6 +43,7 @@ from .environment import bot_environment
 from .errors import SandboxError
 from .limits import Limits
 from .process import Confinement, Measures, SandboxProcess, decode_shell_status
+from .state import state_dir
 from .uids import UidLease, can_switch_uid, lease_uid
 
 LABEL = "kozyr.sandbox"
@@ -502,11 +503,19 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
             process = _popen_handing_over_pipes(popen, argv, cli_env)
         else:
             process = popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                            env=cli_env, start_new_session=True)  # fmt: skip
+                            env=cli_env, start_new_session=True, cwd=_engine_cwd())  # fmt: skip
     except OSError as error:
         confinement.cleanup()
         raise SandboxError(f"could not run {engine.kind}: {error}") from error
     return SandboxProcess(process, confinement, limits, started, time.monotonic() - started)
+
+
+def _engine_cwd() -> str:
+    """Where the engine's CLI runs: podman's conmon leaves an `oom` file in its working folder after an
+    out-of-memory kill, which must not land in the worker's (a repository checkout, say)."""
+    folder = state_dir() / "engine"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return str(folder)
 
 
 def _popen_handing_over_pipes(popen: Callable[..., subprocess.Popen], argv: list[str],
@@ -527,7 +536,8 @@ def _popen_handing_over_pipes(popen: Callable[..., subprocess.Popen], argv: list
         # close_fds=False: subprocess would close fds 3 and 4 after preexec_fn. Nothing else leaks: every
         # descriptor Python opens is non-inheritable, and dup2 makes only these two inheritable.
         process = popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0,
-                        env=cli_env, start_new_session=True, close_fds=False, preexec_fn=hand_over)  # fmt: skip
+                        env=cli_env, start_new_session=True, close_fds=False, preexec_fn=hand_over,
+                        cwd=_engine_cwd())  # fmt: skip
     except BaseException:
         for fd in (*to_bot, *to_worker):
             os.close(fd)
