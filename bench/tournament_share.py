@@ -74,9 +74,6 @@ def main() -> None:
                              format="double_round_robin", rounds=None, deals=1, time_control={}, entry="private",
                              max_entries=1024, starts_at=timezone.now() + timedelta(hours=1), entry_deadline=None)
     Entry.objects.bulk_create([Entry(tournament=t, bot=b) for b in entrants])
-    from bots.models import Bot
-
-    Bot.objects.filter(name__startswith="entrant-").update(active=False)  # entrants play the tournament only
     pairings = args.entrants * (args.entrants - 1)
     log = open(var / "worker.log", "wb")  # noqa: SIM115
     worker = subprocess.Popen([str(REPO / ".venv" / "bin" / "celery"), "-A", "config", "worker", "--queues", QUEUES,
@@ -105,7 +102,7 @@ def main() -> None:
             time.sleep(2)
         end = timezone.now()
     finally:
-        os.killpg(worker.pid, signal.SIGTERM)
+        os.killpg(worker.pid, signal.SIGKILL)  # the window is over: what it was playing does not count
         worker.wait(timeout=60)
         log.close()
     window = Match.objects.filter(status="finished", finished__gte=begin, finished__lte=end)
