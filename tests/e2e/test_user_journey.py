@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from django.utils import timezone
 
 from bots import blobs
 from matches import actions
-from tests.platform.workers import Worker, flush_broker, publish_to_redis
+from tests.platform.workers import Worker, flush_broker, publish_to_redis, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 BOT = REPO / "examples" / "bura" / "python" / "main.py"
@@ -53,16 +52,6 @@ def worker(live_server, tmp_path, settings, monkeypatch, house_bots):
     started.stop()
 
 
-def until(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, page, worker, tmp_path):
     from bots.models import Bot, BotVersion
     from matches.ladder import fill_ladder
@@ -88,7 +77,7 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
     page.wait_for_url(f"{site}/bots/my-first-bot/")
 
     # The worker validates it; the page says so.
-    until(lambda: BotVersion.objects.filter(bot__name="my-first-bot", status="ready").exists(), 120, "validation")
+    wait_for(lambda: BotVersion.objects.filter(bot__name="my-first-bot", status="ready").exists(), 120, "validation")
     page.reload()
     assert "ready" in page.inner_text("#versions")
     screenshot(page, "journey-bot-ready")
@@ -99,7 +88,7 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
         return Match.objects.filter(kind="ladder", status="finished", seats__version__bot__name="my-first-bot") \
             .distinct().count() >= 4
 
-    until(played, 240, "ladder matches of the new bot")
+    wait_for(played, 240, "ladder matches of the new bot")
     refit_preset("bura")
     page.goto(f"{site}/games/bura/")
     assert "my-first-bot" in page.inner_text("#leaderboard")
@@ -158,7 +147,7 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
         running.drive()  # the beat job
         return Tournament.objects.get(pk=tournament.pk).status == "finished"
 
-    until(finished, 240, "the tournament")
+    wait_for(finished, 240, "the tournament")
     page.reload()
     standings = page.inner_text("#standings")
     assert "my-first-bot" in standings and "greedy-bura" in standings

@@ -20,7 +20,7 @@ from bots.models import BotVersion
 from matches import actions
 from matches.models import Match, Seat
 from tests.platform.conftest import python_bot, zip_of
-from tests.platform.workers import DatabaseProxy, Worker, flush_broker, publish_to_redis
+from tests.platform.workers import DatabaseProxy, Worker, flush_broker, publish_to_redis, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 BOTS = Path(__file__).parent / "bots"
@@ -54,16 +54,6 @@ def workers(tmp_path, settings, monkeypatch):
     yield start
     for worker in started:
         worker.stop()
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.25)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def ready_slow_version(owner, bot, delay: float) -> BotVersion:

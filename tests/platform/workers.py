@@ -21,6 +21,17 @@ REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/15")
 QUEUES = "tournament,validation,challenge,ladder,maintenance"
 
 
+def wait_for(predicate, timeout: float, what: str, every: float = 0.25):
+    """The predicate's first true value within ``timeout`` seconds, or an AssertionError naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 def flush_broker() -> None:
     redis.Redis.from_url(REDIS_URL).flushdb()
 
