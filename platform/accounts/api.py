@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
 from accounts.auth import ApiTokenAuthentication
 from accounts.models import ApiToken, User
+from config.api import reject_unknown_fields
 
 
 class UserSerializer(serializers.ModelSerializer):
@@ -56,14 +57,6 @@ class CreatedTokenSerializer(TokenSerializer):
         fields = [*TokenSerializer.Meta.fields, "token"]
 
 
-def _reject_unknown(serializer_class, data) -> None:
-    """Extra fields are mistakes (a typo silently ignored is worse than an error)."""
-    if not isinstance(data, dict):
-        raise ValidationError({"non_field_errors": ["expected a JSON object"]})
-    known = set(serializer_class().fields)
-    extra = sorted(set(data) - known)
-    if extra:
-        raise ValidationError({name: ["unknown field"] for name in extra})
 
 
 def _created(token: ApiToken, secret: str) -> Response:
@@ -90,7 +83,7 @@ class TokenLoginView(APIView):
 
     @extend_schema(request=LoginSerializer, responses={201: CreatedTokenSerializer}, summary="Log in for a token")
     def post(self, request):
-        _reject_unknown(LoginSerializer, request.data)
+        reject_unknown_fields(LoginSerializer, request.data)
         form = LoginSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         user = authenticate(request, username=form.validated_data["username"],
@@ -119,7 +112,7 @@ class TokenListView(APIView):
 
     @extend_schema(request=NewTokenSerializer, responses={201: CreatedTokenSerializer}, summary="Create a token")
     def post(self, request):
-        _reject_unknown(NewTokenSerializer, request.data)
+        reject_unknown_fields(NewTokenSerializer, request.data)
         form = NewTokenSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:

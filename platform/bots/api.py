@@ -20,14 +20,7 @@ from bots.access import access_bot, access_version, can_see_private
 from bots.actions import BotError, do_create_bot, do_retire_version, do_update_bot, do_upload_version
 from bots.models import GAME_CHOICES, NAME_HELP, Bot, BotVersion
 from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
-
-
-def reject_unknown_fields(serializer_class, data) -> None:
-    if not hasattr(data, "keys"):
-        raise ValidationError({"non_field_errors": ["expected a JSON object"]})
-    extra = sorted(set(data.keys()) - set(serializer_class().fields))
-    if extra:
-        raise ValidationError({name: ["unknown field"] for name in extra})
+from config.api import reject_unknown_fields
 
 
 def as_validation_error(err: BotError) -> ValidationError:

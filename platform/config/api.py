@@ -46,6 +46,15 @@ def _code(exc: exceptions.APIException) -> str:
     return "invalid"
 
 
+def reject_unknown_fields(serializer_class, data) -> None:
+    """Extra fields are mistakes: a typo silently ignored is worse than an error naming it."""
+    if not hasattr(data, "keys"):
+        raise exceptions.ValidationError({"non_field_errors": ["expected a JSON object"]})
+    extra = sorted(set(data.keys()) - set(serializer_class().fields))
+    if extra:
+        raise exceptions.ValidationError({name: ["unknown field"] for name in extra})
+
+
 def error_body(code: str, message: str, fields: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 

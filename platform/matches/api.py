@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from bots import blobs
 from bots.access import access_bot, can_see_private
-from bots.api import reject_unknown_fields
 from bots.models import BotVersion
+from config.api import reject_unknown_fields
 from matches.challenges import ChallengeError, do_challenge
 from matches.models import Match, Seat
 

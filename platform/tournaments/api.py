@@ -13,7 +13,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from bots.access import access_bot, access_version
-from bots.api import reject_unknown_fields
+from config.api import reject_unknown_fields
 from tournaments import standings as tables
 from tournaments.actions import do_create_tournament, do_host_action, do_join, do_leave
 from tournaments.models import Tournament, VersionTest
