@@ -15,9 +15,10 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 
+from accounts.models import SYSTEM_USERNAME
 from arena import protocol
 from arena.games import all_presets
 from bots.models import Bot, BotVersion
@@ -110,7 +111,7 @@ def suspend_failing_bots(match: Match, seats: list[Seat]) -> None:
             reason = (f"suspended from the ladder: version v{seat.version.number} ended {SUSPEND_AFTER} ladder "
                       f"matches in a row by {seat.verdict} (last: {seat.code}: {seat.detail[:200]}); upload a "
                       f"fixed version to return")
-            Bot.objects.filter(pk=seat.version.bot_id, suspended_reason="").filter(~Q(owner__username="kozyr")) \
+            Bot.objects.filter(pk=seat.version.bot_id, suspended_reason="").exclude(owner__username=SYSTEM_USERNAME) \
                 .update(suspended_reason=reason, suspended_by="ladder")
 
 

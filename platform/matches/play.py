@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import hashlib
 import os
 import shutil
 import tempfile
@@ -112,6 +111,3 @@ def store_logs(result: dict[str, Any]) -> dict[int, tuple[str, int]]:
         logs[seat["seat"]] = (blobs.put("logs", data), len(data))
     return logs
 
-
-def replay_digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()

@@ -181,5 +181,3 @@ def fill_ladder() -> int:
 
     return fill()
 
-
-__all__ = ["Match", "fill_ladder", "play_match", "recover_matches"]
