@@ -40,9 +40,13 @@ from .uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
 
 BOT_MOUNT = "/bot"
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
-# /etc stays almost empty: the loader cache (faster start), the time zone, and Debian's alternatives links
-# (some interpreters are reached through them). No resolv.conf, hosts, passwd of the host.
-ETC_ENTRIES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives")
+# /etc stays almost empty: the loader cache (faster start, copied in: a file costs bwrap less to write than
+# to bind), the time zone (a symlink into /usr where the host has one), Debian's alternatives links (some
+# interpreters are reached through them; one bind, as 400 symlinks cost more) and the bot's own passwd and
+# group. No resolv.conf, hosts, passwd of the host.
+LOADER_CACHE = "/etc/ld.so.cache"
+TIME_ZONE = "/etc/localtime"
+ALTERNATIVES = "/etc/alternatives"
 HOSTNAME = "sandbox"
 # Only these devices, bound from the host: no /dev/tty, no /dev/pts or /dev/ptmx (the number of ptys is a
 # machine-wide counter one bot could move and another read), no /dev/shm.
@@ -61,12 +65,13 @@ PROC_MASKED_DIRS = ("pressure", "sys/fs")
 # The descriptors bwrap is started with (moved there between fork and exec, see launcher.Plan): the bot's
 # stdin and stdout are not bwrap's own 0 and 1 (/dev/null), so bwrap's outer process, which closes every
 # descriptor above 2, holds no end of them, and a bot that closes its stdout or stdin is seen at once.
-BOT_STDIN_FD, BOT_STDOUT_FD, ARGS_FD, SECCOMP_FD, PASSWD_FD, GROUP_FD = 3, 4, 5, 6, 7, 8
+BOT_STDIN_FD, BOT_STDOUT_FD, ARGS_FD, SECCOMP_FD, PASSWD_FD, GROUP_FD, LOADER_CACHE_FD = 3, 4, 5, 6, 7, 8, 9
 # The first program in the sandbox: moves those two descriptors onto 0 and 1, then becomes the bot (pid 1).
 SHIM = ("/usr/bin/sh", "-c", f'exec 0<&{BOT_STDIN_FD} 1>&{BOT_STDOUT_FD} {BOT_STDIN_FD}<&- {BOT_STDOUT_FD}>&- && '
         'exec "$@"', "sh")  # fmt: skip
 
 
+@cache
 def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
@@ -89,9 +94,24 @@ def system_mounts(root: Path = Path("/")) -> list[str]:
             args += ["--symlink", os.readlink(host), f"/{name}"]
         elif host.is_dir():
             args += ["--ro-bind", str(host), f"/{name}"]
-    for entry in ETC_ENTRIES:
-        args += ["--ro-bind-try", entry, entry]
     return args
+
+
+@cache
+def etc_entries() -> tuple[str, ...]:
+    """The time zone and the alternatives links (the loader cache, passwd and group are files, see
+    build_command)."""
+    zone = os.readlink(TIME_ZONE) if os.path.islink(TIME_ZONE) else ""
+    if zone.startswith("/") and zone.split("/")[1] in SYSTEM_DIRS:
+        args = ["--symlink", zone, TIME_ZONE]
+    else:
+        args = ["--ro-bind-try", TIME_ZONE, TIME_ZONE]
+    return (*args, "--ro-bind-try", ALTERNATIVES, ALTERNATIVES)
+
+
+def read_only_file(fd: int, path: str) -> list[str]:
+    """bwrap copies the descriptor's data into a new file (no mount; / is remounted read-only after)."""
+    return ["--perms", "0444", "--file", str(fd), path]
 
 
 @cache
@@ -129,7 +149,8 @@ def device_mounts() -> list[str]:
 
 
 def build_command(command: list[str], staged_bot: Path, limits: Limits, *, seccomp_fd: int = SECCOMP_FD,
-                  passwd_fd: int = PASSWD_FD, group_fd: int = GROUP_FD) -> list[str]:  # fmt: skip
+                  passwd_fd: int = PASSWD_FD, group_fd: int = GROUP_FD,
+                  loader_cache_fd: int | None = LOADER_CACHE_FD) -> list[str]:  # fmt: skip
     """bubblewrap's options for one run (pure: tests read it). They reach bwrap through --args, not its
     command line, so `ps` shows no path of the bot's files (see launch_argv)."""
     return [
@@ -140,8 +161,10 @@ def build_command(command: list[str], staged_bot: Path, limits: Limits, *, secco
         # kernel kills everything else in the namespace.
         "--as-pid-1",
         *system_mounts(),
-        "--ro-bind-data", str(passwd_fd), "/etc/passwd",
-        "--ro-bind-data", str(group_fd), "/etc/group",
+        *(read_only_file(loader_cache_fd, LOADER_CACHE) if loader_cache_fd is not None else ()),
+        *etc_entries(),
+        *read_only_file(passwd_fd, "/etc/passwd"),
+        *read_only_file(group_fd, "/etc/group"),
         "--proc", "/proc",
         *proc_masks(),
         *device_mounts(),
@@ -358,7 +381,13 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
         fds[GROUP_FD] = _data_fd(f"bot:x:{gid}:\n")
         child_fds.append(fds[GROUP_FD])
         fds[SECCOMP_FD] = confinement.open_seccomp()
-        fds[ARGS_FD] = _data_fd("\0".join(build_command(command, confinement.staged_bot, limits)) + "\0")
+        loader_cache = _open_loader_cache()
+        if loader_cache is not None:
+            fds[LOADER_CACHE_FD] = loader_cache
+            child_fds.append(loader_cache)
+        options = build_command(command, confinement.staged_bot, limits,
+                                loader_cache_fd=LOADER_CACHE_FD if loader_cache is not None else None)  # fmt: skip
+        fds[ARGS_FD] = _data_fd("\0".join(options) + "\0")
         child_fds.append(fds[ARGS_FD])
         plan = confinement.launch_plan(fds)
         popen = spawn(plan, launch_argv(binary, command), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -388,6 +417,13 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
 def _close_all(streams: list) -> None:
     for stream in streams:
         stream.close()
+
+
+def _open_loader_cache() -> int | None:
+    try:
+        return os.open(LOADER_CACHE, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
 
 
 def _data_fd(text: str) -> int:

@@ -89,10 +89,6 @@ class Plan:
             os.setresgid(self.uid, self.uid, self.uid)
             os.setresuid(self.uid, self.uid, self.uid)
 
-    # Where the native launcher finds the v2 group's descriptor and the report pipe: above every target of
-    # `fds` (3..8 for bwrap), so placing those cannot clobber them.
-    NATIVE_REPORT_FD, NATIVE_CGROUP_FD = 9, 10
-
     def native_command(self, helper: str, argv: list[str]) -> tuple[list[str], tuple[int, ...]] | None:
         """The same set-up done by native/launch.c (see native.py): its command line, and the descriptors
         to pass it. None when this plan needs what only the Python set-up does (v2 without clone3)."""
@@ -101,10 +97,13 @@ class Plan:
         fds = dict(self.fds)
         command = [helper]
         if self._clone_args is not None:
-            fds[self.NATIVE_REPORT_FD] = self._report_write
-            fds[self.NATIVE_CGROUP_FD] = self._cgroup_fd
-            command += ["-g", f"{self.NATIVE_CGROUP_FD}:{os.fsdecode(self.v2_procs)}",
-                        "-p", str(self.NATIVE_REPORT_FD)]  # fmt: skip
+            # The v2 group's descriptor and the report pipe go above every target of `fds`, so placing those
+            # cannot clobber them.
+            report_fd = max(fds, default=2) + 1
+            cgroup_fd = report_fd + 1
+            fds[report_fd] = self._report_write
+            fds[cgroup_fd] = self._cgroup_fd
+            command += ["-g", f"{cgroup_fd}:{os.fsdecode(self.v2_procs)}", "-p", str(report_fd)]
         for target, source in fds.items():
             command += ["-f", f"{target}:{source}"]
         for path in self.v1_tasks:

@@ -251,3 +251,30 @@ def test_it_never_follows_symlinks_a_bot_planted(launch, backend, tmp_path):
     assert target_file.read_text() == "keep"
     if backend == "bwrap":
         assert os.path.isdir("/run/kozyr-sandbox/uids")
+
+
+def test_its_etc_holds_only_the_bots_own_account_and_none_of_it_can_be_changed(launch, backend, bot_dir):
+    if backend != "bwrap":
+        pytest.skip("bwrap builds its /etc itself; the container's comes from the bot image (test_container_image)")
+    (bot_dir / "etc.py").write_text(
+        "import json, os, time\n"
+        "found = {'passwd': open('/etc/passwd').read(), 'group': open('/etc/group').read(),\n"
+        "         'cache': len(open('/etc/ld.so.cache', 'rb').read()), 'zone': time.tzname, 'writes': {}}\n"
+        "for path in ('/etc/passwd', '/etc/group', '/etc/ld.so.cache', '/etc/new'):\n"
+        "    try:\n"
+        "        open(path, 'a').close(); found['writes'][path] = 'written'\n"
+        "    except OSError as error:\n"
+        "        found['writes'][path] = error.errno\n"
+        "    try:\n"
+        "        os.chmod(path, 0o666); found['writes'][path + ' chmod'] = 'changed'\n"
+        "    except OSError as error:\n"
+        "        found['writes'][path + ' chmod'] = error.errno\n"
+        "print(json.dumps(found))\n"
+    )
+    result = run_to_end(launch("etc.py")).json()
+    lines = result["passwd"].splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bot:x:")
+    assert result["group"].startswith("bot:x:") and len(result["group"].splitlines()) == 1
+    assert result["cache"] == os.path.getsize("/etc/ld.so.cache")
+    assert all(outcome in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT)
+               for outcome in result["writes"].values()), result["writes"]  # fmt: skip

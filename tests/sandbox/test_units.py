@@ -257,3 +257,25 @@ def test_unsafe_is_born_in_its_cgroups_as_the_workers_child(tmp_path):
         assert int(status["PPid"]) == os.getpid()
         for folder in proc._confinement._cgroups.dirs:
             assert proc.pid in {int(pid) for pid in (folder / "cgroup.procs").read_text().split()}, folder
+
+
+# -- uid leases ---------------------------------------------------------------------------------------
+def test_a_uid_is_swept_only_when_a_previous_holder_may_have_left_something(tmp_path, monkeypatch):
+    from sandbox import state, uids
+
+    monkeypatch.setenv("KOZYR_SANDBOX_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("KOZYR_SANDBOX_UIDS", "61000-61000")
+    state.state_dir.cache_clear()
+    swept: list[int] = []
+    monkeypatch.setattr(uids, "kill_all_processes_of", lambda uid: swept.append(uid) or True)
+    try:
+        lease = uids.lease_uid()  # never leased: nothing to sweep
+        assert (lease.uid, swept) == (61000, [])
+        lease.release(clean=True)
+        uids.lease_uid().release(clean=False)  # left clean by the last holder: nothing to sweep
+        assert swept == []
+        lease = uids.lease_uid()  # the last holder could not prove the uid empty
+        assert swept == [61000]
+        lease.release()
+    finally:
+        state.state_dir.cache_clear()
