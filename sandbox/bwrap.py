@@ -392,7 +392,7 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
         plan = confinement.launch_plan(fds)
         popen = spawn(plan, launch_argv(binary, command), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                       env=environment, cwd="/")  # fmt: skip
-        launcher = plan.launcher_pid(popen.pid)
+        launcher = plan.hand_over(popen.pid)
     except subprocess.SubprocessError as error:
         plan.reap_reported()  # set just before Popen, the only raiser of SubprocessError
         _close_all(streams)

@@ -379,6 +379,7 @@ def _keyed(path: Path | None, key: str) -> int | None:
 
 class DockerConfinement(Confinement):
     backend = "docker"
+    slow_checks = True  # finding the container's cgroup asks the engine's CLI (tens of ms a call)
 
     def __init__(self, name: str, limits: Limits, runner: Runner, engine: Engine, lease: UidLease | None = None,
                  disk_limited: bool = False):  # fmt: skip

@@ -28,6 +28,7 @@ import platform
 import resource
 import struct
 import subprocess
+from collections.abc import Callable
 
 from . import native
 
@@ -131,6 +132,26 @@ class Plan:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(int(data), 0)
         return int(data)
+
+    def hand_over(self, forked_pid: int) -> Callable[[], int]:
+        """After Popen returned: a function giving the launcher's pid, reading the report only when first
+        called (by SandboxProcess, when it first needs the pid), so that the launcher's clone3 overlaps
+        whatever the caller does next, such as starting the next seat. The plan is closed except for the
+        report, which the function closes."""
+        report_read = self.report_read
+        self.report_read = None
+        self.close()
+        if report_read is None:
+            return lambda: forked_pid
+
+        def resolve() -> int:
+            self.report_read = report_read
+            try:
+                return self.launcher_pid(forked_pid)
+            finally:
+                self.close()
+
+        return resolve
 
     def reap_reported(self) -> None:
         """After a failed start: reap a launcher that was cloned but could not exec bwrap."""

@@ -15,12 +15,12 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .limits import Limits
 from .report import CPU_TIME, WALL_TIME, Ending, SandboxReport, classify
-
-WATCHDOG_TICK = 0.05
+from .watchdog import WATCHDOG, Watchdog
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,9 @@ class Confinement(abc.ABC):
     backend_version = ""
     sandbox_uid: int | None = None
     _cgroups = None  # a cgroups.Run when the backend tracks the bot in cgroups
+    # Whether live_cpu_seconds() may take long (the container engine's CLI): such a bot gets a watchdog thread
+    # of its own instead of holding up the shared one (watchdog.py).
+    slow_checks = False
 
     def __init__(self) -> None:
         self.limits_applied: dict[str, dict] = {}
@@ -89,7 +92,8 @@ def decode_shell_status(status: int) -> tuple[int | None, int | None]:
 
 class SandboxProcess:
     def __init__(self, popen: subprocess.Popen, confinement: Confinement, limits: Limits, started: float,
-                 startup_seconds: float, pid: int | None = None, stdin=None, stdout=None):  # fmt: skip
+                 startup_seconds: float, pid: int | Callable[[], int] | None = None, stdin=None,
+                 stdout=None):  # fmt: skip
         self._popen = popen
         self._confinement = confinement
         self._limits = limits
@@ -99,8 +103,10 @@ class SandboxProcess:
         self.stdin = popen.stdin if stdin is None else stdin
         self.stdout = popen.stdout if stdout is None else stdout
         self.stderr = popen.stderr
-        # The process whose wait status is the bot's: popen's own, or a launcher it cloned (launcher.py).
-        self.pid = popen.pid if pid is None else pid
+        # The process whose wait status is the bot's: popen's own, or a launcher it cloned (launcher.py),
+        # whose pid is read when first needed (Plan.hand_over).
+        self._pid = popen.pid if pid is None else pid
+        self._pid_lock = threading.Lock()
         self.sandbox_uid = confinement.sandbox_uid
         self._lock = threading.RLock()
         self._finish_lock = threading.Lock()
@@ -110,9 +116,16 @@ class SandboxProcess:
         self._killed_for: str | None = None
         self._output_truncated = False
         self._report: SandboxReport | None = None
-        self._stop = threading.Event()
-        self._watchdog = threading.Thread(target=self._watch, name=f"sandbox-watchdog-{self.pid}", daemon=True)
-        self._watchdog.start()
+        self._watchdog = Watchdog(shared=False) if confinement.slow_checks else WATCHDOG
+        self._watchdog.watch(self)
+
+    @property
+    def pid(self) -> int:
+        if callable(self._pid):
+            with self._pid_lock:
+                if callable(self._pid):
+                    self._pid = self._pid()
+        return self._pid
 
     # -- what the caller uses -------------------------------------------------------------------------
     def poll(self) -> int | None:
@@ -161,8 +174,7 @@ class SandboxProcess:
             with contextlib.suppress(OSError):
                 self.stdin.close()
         killed_at_finish = not self._wait(max(0.0, grace_seconds))
-        self._stop.set()
-        self._watchdog.join()
+        self._watchdog.forget(self)
         self._confinement.kill_all(self.pid)
         while not self._wait(2.0):
             self._confinement.kill_all(self.pid)
@@ -239,17 +251,18 @@ class SandboxProcess:
             if pidfd is not None:
                 os.close(pidfd)
 
-    def _watch(self) -> None:
-        while not self._stop.wait(WATCHDOG_TICK):
-            if self.poll() is not None:
-                return
-            if time.monotonic() - self._started >= self._limits.wall_seconds:
-                self._kill_for(WALL_TIME)
-                return
-            cpu = self._confinement.live_cpu_seconds()
-            if cpu is not None and cpu >= self._limits.cpu_seconds:
-                self._kill_for(CPU_TIME)
-                return
+    def check_limits(self) -> bool:
+        """One look by the watchdog (watchdog.py): True once the bot ended or was killed for a limit."""
+        if self.poll() is not None:
+            return True
+        if time.monotonic() - self._started >= self._limits.wall_seconds:
+            self._kill_for(WALL_TIME)
+            return True
+        cpu = self._confinement.live_cpu_seconds()
+        if cpu is not None and cpu >= self._limits.cpu_seconds:
+            self._kill_for(CPU_TIME)
+            return True
+        return False
 
     def _kill_for(self, reason: str) -> None:
         with self._lock:

@@ -154,7 +154,7 @@ def start_unsafe(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
             raise FileNotFoundError(errno.ENOENT, "no such program", command[0])
         popen = spawn(plan, command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment,
                       cwd=str(bot_dir))  # fmt: skip
-        launcher = plan.launcher_pid(popen.pid)
+        launcher = plan.hand_over(popen.pid)
     except (OSError, subprocess.SubprocessError) as error:
         plan.reap_reported()
         confinement.cleanup()

@@ -279,3 +279,60 @@ def test_a_uid_is_swept_only_when_a_previous_holder_may_have_left_something(tmp_
         lease.release()
     finally:
         state.state_dir.cache_clear()
+
+
+# -- the shared watchdog ------------------------------------------------------------------------------
+def test_one_watchdog_thread_watches_every_bot_and_survives_a_failing_check(capsys):
+    import threading
+    import time
+
+    from sandbox.watchdog import Watchdog
+
+    class Bot:
+        def __init__(self, checks_until_done: int, broken: bool = False):
+            self.checks, self.left, self.broken = 0, checks_until_done, broken
+
+        def check_limits(self) -> bool:
+            self.checks += 1
+            if self.broken:
+                raise OSError("cpu.stat vanished")
+            self.left -= 1
+            return self.left <= 0
+
+    watchdog = Watchdog()
+    ending, broken, forgotten = Bot(2), Bot(10**6, broken=True), Bot(10**6)
+    for bot in (ending, broken, forgotten):
+        watchdog.watch(bot)
+    deadline = time.monotonic() + 5
+    while (ending.checks < 2 or broken.checks < 3) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert ending.checks == 2 and broken.checks >= 3  # the failing check did not stop the others' watch
+    assert "cpu.stat vanished" in capsys.readouterr().err
+    watchdog.forget(forgotten)
+    checked = forgotten.checks
+    time.sleep(0.2)
+    assert forgotten.checks == checked and ending.checks == 2
+    assert watchdog.watching() == 1  # only the broken one is left
+    assert sum(thread.name == "sandbox-watchdog" and thread.is_alive() for thread in threading.enumerate()) >= 1
+    watchdog.forget(broken)
+
+
+def test_a_private_watchdog_ends_its_thread_with_its_last_bot():
+    import time
+
+    from sandbox.watchdog import Watchdog
+
+    class Ending:
+        def check_limits(self) -> bool:
+            return True
+
+    watchdog = Watchdog(shared=False)
+    watchdog.watch(Ending())
+    thread = watchdog._thread
+    thread.join(timeout=5)
+    assert not thread.is_alive() and watchdog.watching() == 0
+    watchdog.watch(Ending())  # a new bot gets a new thread
+    deadline = time.monotonic() + 5
+    while watchdog.watching() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert watchdog.watching() == 0
