@@ -19,6 +19,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import termios
@@ -139,13 +140,73 @@ def mask_sources() -> tuple[Path, Path]:
     return empty_file, empty_dir
 
 
-def device_mounts() -> list[str]:
+@cache
+def device_mounts() -> tuple[str, ...]:
+    """/dev as one bind of a prepared folder (device_folder) where this machine allows it, else one bind per
+    device: each bind costs bubblewrap a mount and a read of the mount table, and two sandboxes starting at
+    once wait for each other's mounts."""
+    folder = device_folder()
+    if folder is not None:
+        return ("--dev-bind", str(folder), "/dev")
     args: list[str] = []
     for name in DEVICES:
         args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
     for target, link in DEVICE_LINKS:
         args += ["--symlink", target, link]
-    return args
+    return tuple(args)
+
+
+def device_folder() -> Path | None:
+    """`<state>/dev`: root's, mode 0755, holding only the DEVICES (as nodes made with mknod, the same
+    numbers as the host's) and the DEVICE_LINKS. None when this process cannot make device nodes (not root)
+    or the state folder's filesystem refuses to open them (mounted nodev, as a tmpfs /run often is).
+
+    The bot cannot change anything in it: not root, no capability, and the seccomp filter refuses utime*.
+    The nodes' inodes are shared between sandboxes as the host's /dev/null is when bound directly."""
+    if os.geteuid() != 0:
+        return None
+    folder = state_dir() / "dev"
+    if _is_device_folder(folder):
+        return folder
+    building = Path(tempfile.mkdtemp(prefix=".dev.", dir=state_dir()))
+    try:
+        os.chmod(building, 0o755)
+        for name in DEVICES:
+            host = os.stat(f"/dev/{name}")
+            os.mknod(building / name, 0o666 | stat.S_IFCHR, host.st_rdev)
+            os.chmod(building / name, 0o666)  # mknod's mode passes through the umask
+        for target, link in DEVICE_LINKS:
+            os.symlink(target, building / os.path.basename(link))
+        with contextlib.suppress(FileNotFoundError):
+            shutil.rmtree(folder)  # a folder that failed the check above
+        os.rename(building, folder)
+    except OSError:
+        shutil.rmtree(building, ignore_errors=True)
+        return None
+    return folder if _is_device_folder(folder) else None
+
+
+def _is_device_folder(folder: Path) -> bool:
+    """Exactly the expected entries, root's and unwritable by others, and /dev/null there really opens."""
+    try:
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o7777 != 0o755:
+            return False
+        expected = set(DEVICES) | {os.path.basename(link) for _, link in DEVICE_LINKS}
+        if set(os.listdir(folder)) != expected:
+            return False
+        for name in DEVICES:
+            node, host = os.lstat(folder / name), os.stat(f"/dev/{name}")
+            if not stat.S_ISCHR(node.st_mode) or node.st_rdev != host.st_rdev or node.st_uid != 0 or \
+                    node.st_mode & 0o7777 != 0o666:  # fmt: skip
+                return False
+        for target, link in DEVICE_LINKS:
+            if os.readlink(folder / os.path.basename(link)) != target:
+                return False
+        os.close(os.open(folder / "null", os.O_WRONLY | os.O_CLOEXEC))  # EACCES on a nodev filesystem
+    except OSError:
+        return False
+    return True
 
 
 def build_command(command: list[str], staged_bot: Path, limits: Limits, *, seccomp_fd: int = SECCOMP_FD,

@@ -41,6 +41,7 @@ from .bwrap import PROC_MASKED_DIRS, PROC_MASKED_FILES
 from .cgroups import block_devices
 from .environment import bot_environment
 from .errors import SandboxError
+from .leftovers import owner
 from .limits import Limits
 from .process import Confinement, Measures, SandboxProcess, decode_shell_status
 from .state import state_dir
@@ -382,9 +383,10 @@ class DockerConfinement(Confinement):
     slow_checks = True  # finding the container's cgroup asks the engine's CLI (tens of ms a call)
 
     def __init__(self, name: str, limits: Limits, runner: Runner, engine: Engine, lease: UidLease | None = None,
-                 disk_limited: bool = False):  # fmt: skip
+                 disk_limited: bool = False, workdir: Path | None = None):  # fmt: skip
         super().__init__()
         self.name = name
+        self._workdir = workdir  # the CLI's working folder, where conmon reports an OOM kill (_engine_cwd)
         self._lease = lease
         self.sandbox_uid = lease.uid if lease is not None else None
         self._runner = runner
@@ -461,11 +463,14 @@ class DockerConfinement(Confinement):
     def cleanup(self) -> None:
         if self._lease is not None:
             self._lease.release(clean=True)
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
 
     def measure(self, rusage) -> Measures:
         self._inspect()
         engine_says = self._state.get("OOMKilled") if self._state else None
-        if engine_says or (self._cgroup.oom_kills or 0) > 0:
+        conmon_says = self._workdir is not None and (self._workdir / "oom").exists()
+        if engine_says or conmon_says or (self._cgroup.oom_kills or 0) > 0:
             oom = 1
         elif self._engine.kind == "docker" and engine_says is not None:
             oom = 0
@@ -498,29 +503,35 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
     cli_env = {key: value for key, value in os.environ.items()
                if key.startswith(("DOCKER_", "CONTAINERS_")) or key in ("PATH", "HOME", "XDG_RUNTIME_DIR")}  # fmt: skip
-    confinement = DockerConfinement(name, limits, runner, engine, lease, disk_limited=bool(disks()))
+    workdir = _engine_cwd(name)
+    confinement = DockerConfinement(name, limits, runner, engine, lease, disk_limited=bool(disks()), workdir=workdir)
     try:
         if engine.kind == "podman":
-            process = _popen_handing_over_pipes(popen, argv, cli_env)
+            process = _popen_handing_over_pipes(popen, argv, cli_env, workdir)
         else:
             process = popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                            env=cli_env, start_new_session=True, cwd=_engine_cwd())  # fmt: skip
+                            env=cli_env, start_new_session=True, cwd=str(workdir))  # fmt: skip
     except OSError as error:
         confinement.cleanup()
         raise SandboxError(f"could not run {engine.kind}: {error}") from error
     return SandboxProcess(process, confinement, limits, started, time.monotonic() - started)
 
 
-def _engine_cwd() -> str:
-    """Where the engine's CLI runs: podman's conmon leaves an `oom` file in its working folder after an
-    out-of-memory kill, which must not land in the worker's (a repository checkout, say)."""
-    folder = state_dir() / "engine"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return str(folder)
+def _engine_cwd(name: str) -> Path:
+    """Where the engine's CLI runs for one container: `engine/<owner>.<name>`. Podman's conmon leaves an
+    `oom` file in its working folder after an out-of-memory kill: in a folder of its own, that file says which
+    container it was (on cgroup v1 Podman's own OOMKilled flag misses it, and a bot killed within its first
+    watchdog tick leaves no cgroup to read), and it never lands in the worker's folder. Removed at cleanup,
+    or by the leftovers sweep when the worker died (leftovers.py)."""
+    engine = state_dir() / "engine"
+    engine.mkdir(mode=0o700, exist_ok=True)
+    folder = engine / f"{owner()}.{name}"
+    folder.mkdir(mode=0o700)
+    return folder
 
 
-def _popen_handing_over_pipes(popen: Callable[..., subprocess.Popen], argv: list[str],
-                              cli_env: dict) -> subprocess.Popen:  # fmt: skip
+def _popen_handing_over_pipes(popen: Callable[..., subprocess.Popen], argv: list[str], cli_env: dict,
+                              workdir: Path) -> subprocess.Popen:  # fmt: skip
     """Start `podman run --preserve-fds 2` with the bot's stdin pipe as its fd 3 and stdout pipe as its fd 4;
     the worker keeps the other ends as the process's stdin and stdout."""
     to_bot, to_worker = os.pipe(), os.pipe()
@@ -538,7 +549,7 @@ def _popen_handing_over_pipes(popen: Callable[..., subprocess.Popen], argv: list
         # descriptor Python opens is non-inheritable, and dup2 makes only these two inheritable.
         process = popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0,
                         env=cli_env, start_new_session=True, close_fds=False, preexec_fn=hand_over,
-                        cwd=_engine_cwd())  # fmt: skip
+                        cwd=str(workdir))  # fmt: skip
     except BaseException:
         for fd in (*to_bot, *to_worker):
             os.close(fd)

@@ -71,15 +71,24 @@ def live_owners() -> set[str]:
 
 
 def sweep(alive: set[str] = frozenset()) -> list[str]:
-    """Remove the staging folders and cgroups of every owner that is not alive; return what was removed."""
+    """Remove the staging folders, container working folders and cgroups of every owner that is not alive;
+    return what was removed."""
     alive = set(alive) | live_owners()
     removed = []
-    runs = state_dir() / "runs"
-    if runs.is_dir():
-        for entry in os.scandir(runs):
+    # runs/: bwrap's copies of bot files; engine/: the container CLI's working folders (docker.py).
+    for kind in ("runs", "engine"):
+        folder = state_dir() / kind
+        if not folder.is_dir():
+            continue
+        for entry in os.scandir(folder):
             if token_of(entry.name) not in alive:
-                # rmtree never follows symlinks; the bot could not write there anyway.
-                shutil.rmtree(entry.path, ignore_errors=True)
+                # rmtree never follows symlinks; the bot could not write there anyway. (A plain file: conmon's
+                # `oom` marker from before each container had a folder of its own.)
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
                 removed.append(entry.path)
     support = cgroups.detect()
     homes = ([support.v2_home] if support.v2_home else []) + list(support.v1_homes.values())

@@ -54,7 +54,7 @@ def run_to_end_json(proc, lines=1) -> dict:
 def test_it_kills_a_memory_hog_and_reports_out_of_memory(launch):
     proc = launch("memory_hog.py", limits=Limits(memory_mb=64, wall_seconds=20))
     run = run_to_end(proc)
-    assert run.report.outcome == "out_of_memory", run.report.to_dict()
+    assert run.report.outcome == "out_of_memory", str(run.report.to_dict())
     if run.report.peak_memory_mb is not None:
         assert run.report.peak_memory_mb <= 64 + 1
 
@@ -64,7 +64,7 @@ def test_it_kills_a_memory_hog_and_reports_out_of_memory(launch):
 def test_it_reports_out_of_memory_under_the_rlimit_fallback_too(launch):
     proc = launch("memory_hog.py", limits=Limits(memory_mb=64, wall_seconds=20), use_cgroups=False)
     run = run_to_end(proc)
-    assert run.report.outcome == "out_of_memory", run.report.to_dict()
+    assert run.report.outcome == "out_of_memory", str(run.report.to_dict())
     assert run.report.limits["memory_mb"]["mechanism"].startswith("rlimit")
     assert any("memory is limited per process" in text for text in run.report.guarantees_weakened)
 

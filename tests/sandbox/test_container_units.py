@@ -7,13 +7,15 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, SandboxError, start
+from sandbox import Limits, SandboxError, leftovers, start
 from sandbox import docker as docker_backend
 from sandbox.docker import Engine
 from sandbox.runtimes import RUNTIMES
+from sandbox.state import state_dir
 
 DOCKER = Engine("docker", "docker", "27.0")
 PODMAN = Engine("podman", "/usr/bin/podman", "4.3.1", runtime="runc", storage_driver="overlay")
@@ -169,6 +171,42 @@ def test_the_container_cgroup_reader_follows_the_bot_into_v1_and_v2_trees(tmp_pa
     reader.sample()
     assert reader.cpu_seconds == 2.5 and reader.peak_memory_mb == 48
     assert not docker_backend.ContainerCgroup(root=tmp_path).locate(10**9, "x")  # no such process
+
+
+def test_an_oom_kill_only_conmon_saw_is_reported_and_the_clis_folder_goes_with_the_run(tmp_path):
+    # Podman on cgroup v1: OOMKilled stays false and the bot died before any cgroup could be read; conmon
+    # leaves `oom` in the CLI's working folder, one folder per container.
+    runner = FakeRunner({"inspect": json.dumps({"OOMKilled": False, "ExitCode": 137})})
+    folders = []
+
+    def fake_popen(argv, **kwargs):
+        folders.append(Path(kwargs["cwd"]))
+        (folders[0] / "oom").touch()  # what conmon does after the kernel's OOM kill
+        kwargs.pop("env")
+        return subprocess.Popen([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], **kwargs)
+
+    proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner, popen=fake_popen,
+                                       engine=DOCKER)  # fmt: skip
+    report = proc.finish(grace_seconds=5)
+    assert report.outcome == "out_of_memory", report.to_dict()
+    assert folders[0].parent == state_dir() / "engine" and folders[0].name.endswith(proc._confinement.name)
+    assert not folders[0].exists()
+    proc.close()
+
+
+def test_the_sweep_removes_the_container_cli_folders_of_a_dead_worker():
+    engine = state_dir() / "engine"
+    engine.mkdir(mode=0o700, exist_ok=True)
+    abandoned = engine / "999999999-deadbeef.kozyr-bot-x"
+    abandoned.mkdir()
+    (abandoned / "oom").touch()
+    ours = engine / f"{leftovers.owner()}.kozyr-bot-y"
+    ours.mkdir()
+    try:
+        removed = leftovers.sweep()
+        assert str(abandoned) in removed and not abandoned.exists() and ours.exists()
+    finally:
+        ours.rmdir()
 
 
 def test_an_invisible_container_cgroup_is_looked_for_once_it_runs_then_never_again(tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import OUTCOMES, Limits, SandboxError, start
-from sandbox.bwrap import build_command, launch_argv, resolve_in_sandbox
+from sandbox.bwrap import build_command, device_folder, launch_argv, resolve_in_sandbox
 from sandbox.environment import bot_environment
 from sandbox.process import decode_shell_status
 from sandbox.report import Ending, classify
@@ -140,9 +140,10 @@ def test_the_bwrap_command_line_has_every_layer(tmp_path):
     text = " ".join(argv)
     for flag in ("--unshare-all --unshare-user --disable-userns", "--die-with-parent", "--new-session",
                  "--as-pid-1", "--seccomp 7", f"--size {8 << 20} --tmpfs /tmp", f"--ro-bind {tmp_path} /bot",
-                 "--chdir /bot", "--remount-ro /", "--proc /proc", "--dev-bind /dev/null /dev/null",
-                 "/proc/meminfo", "/proc/sys/fs"):  # fmt: skip
+                 "--chdir /bot", "--remount-ro /", "--proc /proc", "/proc/meminfo", "/proc/sys/fs"):  # fmt: skip
         assert flag in text
+    devices = device_folder()
+    assert (f"--dev-bind {devices} /dev" if devices else "--dev-bind /dev/null /dev/null") in text
     assert "--share-net" not in argv and "--bind" not in argv and "--dev" not in argv
     assert "/dev/ptmx" not in text and "/dev/pts" not in text and "/dev/tty" not in text
     assert argv[-2:] == ["--seccomp", "7"]
