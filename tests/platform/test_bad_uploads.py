@@ -245,6 +245,7 @@ def test_it_refuses_a_zip_entry_with_a_name_too_long(refuse):
     refuse("bot.zip", zip_of({"main.py": MAIN, "n" * 300 + ".txt": b"x\n"}), "too long")
 
 
+@pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning")  # making the bad zip is the point
 def test_it_refuses_a_zip_holding_the_same_file_twice(refuse):
     entries = [("main.py", 0o100644, MAIN), ("main.py", 0o100644, b"print('other')\n")]
     refuse("bot.zip", zip_with_modes(entries), "twice", "duplicate")
