@@ -17,6 +17,7 @@ from __future__ import annotations
 import array
 import contextlib
 import fcntl
+import hashlib
 import os
 import shutil
 import stat
@@ -157,33 +158,43 @@ def device_mounts() -> tuple[str, ...]:
 
 
 def device_folder() -> Path | None:
-    """`<state>/dev`: root's, mode 0755, holding only the DEVICES (as nodes made with mknod, the same
-    numbers as the host's) and the DEVICE_LINKS. None when this process cannot make device nodes (not root)
-    or the state folder's filesystem refuses to open them (mounted nodev, as a tmpfs /run often is).
+    """`<state>/dev-<layout>`: root's, mode 0755, holding only the DEVICES (as nodes made with mknod, the
+    same numbers as the host's) and the DEVICE_LINKS. None when this process cannot make device nodes (not
+    root) or the state folder's filesystem refuses to open them (mounted nodev, as a tmpfs /run often is).
 
     The bot cannot change anything in it: not root, no capability, and the seccomp filter refuses utime*.
-    The nodes' inodes are shared between sandboxes as the host's /dev/null is when bound directly."""
+    The nodes' inodes are shared between sandboxes as the host's /dev/null is when bound directly; the
+    folder's access time is set in the future, so that listing /dev never updates it (relatime) and it
+    carries no bit from one sandbox to another.
+
+    Workers starting together may race to build it: each builds its own and renames it into place, and a
+    loser uses the winner's. A folder that exists but fails the check is never removed (another worker may
+    be using it): this process then binds each device instead."""
     if os.geteuid() != 0:
         return None
-    folder = state_dir() / "dev"
+    layout = hashlib.sha256(repr((DEVICES, DEVICE_LINKS)).encode()).hexdigest()[:8]
+    folder = state_dir() / f"dev-{layout}"
     if _is_device_folder(folder):
         return folder
     building = Path(tempfile.mkdtemp(prefix=".dev.", dir=state_dir()))
     try:
-        os.chmod(building, 0o755)
         for name in DEVICES:
             host = os.stat(f"/dev/{name}")
             os.mknod(building / name, 0o666 | stat.S_IFCHR, host.st_rdev)
             os.chmod(building / name, 0o666)  # mknod's mode passes through the umask
         for target, link in DEVICE_LINKS:
             os.symlink(target, building / os.path.basename(link))
-        with contextlib.suppress(FileNotFoundError):
-            shutil.rmtree(folder)  # a folder that failed the check above
-        os.rename(building, folder)
+        os.chmod(building, 0o755)
+        info = os.stat(building)
+        os.utime(building, ns=(info.st_mtime_ns + FUTURE_NS, info.st_mtime_ns))
+        os.rename(building, folder)  # fails when a folder is already there
     except OSError:
         shutil.rmtree(building, ignore_errors=True)
-        return None
     return folder if _is_device_folder(folder) else None
+
+
+# A hundred years: the device folder's access time stays after its change times, so relatime never moves it.
+FUTURE_NS = 100 * 365 * 24 * 3600 * 10**9
 
 
 def _is_device_folder(folder: Path) -> bool:

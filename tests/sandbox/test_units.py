@@ -337,3 +337,27 @@ def test_a_private_watchdog_ends_its_thread_with_its_last_bot():
     while watchdog.watching() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert watchdog.watching() == 0
+
+
+# -- /dev as one bind -----------------------------------------------------------------------------------
+@pytest.mark.skipif(os.geteuid() != 0, reason="device nodes need a root worker")
+def test_the_device_folder_is_built_once_checked_and_never_taken_from_under_another_worker(tmp_path, monkeypatch):
+    import time
+
+    from sandbox import bwrap, state
+
+    monkeypatch.setenv("KOZYR_SANDBOX_STATE_DIR", str(tmp_path / "state"))
+    state.state_dir.cache_clear()
+    try:
+        folder = bwrap.device_folder()
+        if folder is None and "nodev" in Path("/proc/self/mountinfo").read_text():
+            pytest.skip("the temporary folder may be on a filesystem mounted nodev: no device nodes there")
+        assert folder is not None and folder.parent == tmp_path / "state"
+        assert sorted(os.listdir(folder)) == sorted([*bwrap.DEVICES, "fd", "stdin", "stdout", "stderr"])
+        assert os.stat(folder).st_atime > time.time() + 50 * 365 * 24 * 3600  # listing it never moves it
+        assert bwrap.device_folder() == folder  # found, not rebuilt
+        os.chmod(folder / "null", 0o777)  # tampered (or another version's): not ours to repair while in use
+        assert bwrap.device_folder() is None
+        assert (folder / "null").exists() and [path.name for path in folder.parent.glob(".dev.*")] == []
+    finally:
+        state.state_dir.cache_clear()
