@@ -22,6 +22,7 @@ once their deadline has passed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -41,6 +42,7 @@ from .bwrap import PROC_MASKED_DIRS, PROC_MASKED_FILES
 from .cgroups import block_devices
 from .environment import bot_environment
 from .errors import SandboxError
+from .fifos import MOUNT, HandedFifos
 from .leftovers import owner
 from .limits import Limits
 from .process import Confinement, Measures, SandboxProcess, decode_shell_status
@@ -144,12 +146,16 @@ def docker_path() -> str | None:
     return found.cli if found else None
 
 
-# Podman hands the bot its pipes directly (--preserve-fds 2): the worker's pipe ends are fds 3 and 4 in the
-# container, and this shim (Perl: it is in the image and starts in ~2 ms) makes them the bot's stdin and
-# stdout, closes the originals and execs the bot; no relay through the CLI and conmon on every line (3.5x
-# bwrap's round trip). Docker relays them through its CLI (a remote daemon cannot receive descriptors).
-PIPE_SHIM = ["perl", "-e", 'open(STDIN, "<&3") && open(STDOUT, ">&4") or die "kozyr pipes: $!\\n"; '
-             'open(my $in, "<&=3"); close $in; open(my $out, ">&=4"); close $out; '
+# Podman: the bot's stdin and stdout are FIFOs only the worker and the bot open (fifos.py), in a folder
+# mounted read-only at fifos.MOUNT; this shim (Perl: it is in the image and starts in ~2 ms) opens them as
+# its stdin and stdout, waits on `sync` until the worker has dropped what it held only until then, and execs
+# the bot. No relay through the CLI and conmon on every line (3.5x bwrap's round trip), and, unlike handing
+# descriptors in (`--preserve-fds`, which conmon keeps a copy of), a bot closing its stdout or stdin is seen
+# at once. Docker relays them through its CLI (a remote daemon cannot share a FIFO with the worker).
+PIPE_SHIM = ["perl", "-e", "use Fcntl; "
+             f'sysopen(STDIN, "{MOUNT}/in", O_RDONLY) && sysopen(STDOUT, "{MOUNT}/out", O_WRONLY) && '
+             f'sysopen(my $sync, "{MOUNT}/sync", O_RDONLY) or die "kozyr pipes: $!\\n"; '
+             '1 while sysread($sync, my $byte, 64); close $sync; '
              'exec { $ARGV[0] } @ARGV or die "cannot run $ARGV[0]: $!\\n"']  # fmt: skip
 
 # bwrap's /proc masks (machine-wide counters another bot can move: a covert channel between bots), which
@@ -166,8 +172,9 @@ NPROC_SHARED = 4096
 def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str, deadline: int,
                 env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = Engine(),
                 nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json", owner: str = "",
-                disks: tuple[str, ...] = ()) -> list[str]:  # fmt: skip
-    """The `run` command line for one bot (pure: tests read it)."""
+                disks: tuple[str, ...] = (), fifos: Path = Path("fifos")) -> list[str]:  # fmt: skip
+    """The `run` command line for one bot (pure: tests read it). `fifos`: the folder of the bot's pipes
+    (Podman only, see fifos.py)."""
     megabytes = f"{limits.memory_mb}m"
     cpu_soft = math.ceil(limits.cpu_seconds) + 1  # a per-process backstop; the watchdog stops the bot first
     environment = [arg for key, value in env.items() for arg in ("--env", f"{key}={value}")]
@@ -177,8 +184,9 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
     podman_only, shim, interactive = [], [], ["--interactive"]
     if engine.kind == "podman":
         runtime = ["--runtime", engine.runtime] if engine.runtime else []
-        podman_only = [*runtime, "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--preserve-fds", "2",
-                       "--security-opt", f"mask={':'.join(PROC_MASKS)}"]
+        podman_only = [*runtime, "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts",
+                       "--security-opt", f"mask={':'.join(PROC_MASKS)}",
+                       "--mount", f"type=bind,source={fifos},target={MOUNT},readonly"]
         shim, interactive = PIPE_SHIM, []
     return [
         *engine.command("run"), *interactive,
@@ -387,6 +395,7 @@ class DockerConfinement(Confinement):
         super().__init__()
         self.name = name
         self._workdir = workdir  # the CLI's working folder, where conmon reports an OOM kill (_engine_cwd)
+        self.fifos: HandedFifos | None = None  # Podman: the bot's stdin and stdout (fifos.py)
         self._lease = lease
         self.sandbox_uid = lease.uid if lease is not None else None
         self._runner = runner
@@ -431,6 +440,7 @@ class DockerConfinement(Confinement):
         return self._cgroup.cpu_seconds
 
     def kill_all(self, main_pid: int) -> None:
+        self.release_fifos()  # the bot is being killed: nothing will open them any more
         if self._located:
             self._cgroup.sample()  # the bot may have just ended: its cgroup may still be there
         self._inspect()
@@ -460,7 +470,17 @@ class DockerConfinement(Confinement):
         except ValueError:
             self._state = {}
 
+    def release_fifos(self, close_ends: bool = False) -> None:
+        """Stop waiting for the shim; `close_ends` also closes the worker's ends (a start that failed)."""
+        if self.fifos is not None:
+            self.fifos.release()
+            if close_ends:
+                for fd in (self.fifos.stdin_fd, self.fifos.stdout_fd):
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+
     def cleanup(self) -> None:
+        self.release_fifos()
         if self._lease is not None:
             self._lease.release(clean=True)
         if self._workdir is not None:
@@ -496,22 +516,27 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     # A root worker gives each container a uid of its own, leased like bwrap's (per-user kernel counters
     # and limits are then the bot's alone); otherwise every bot is `nobody`.
     lease = lease_uid() if can_switch_uid() else None
+    workdir = _engine_cwd(name)
     argv = run_command(command, bot_dir, limits, name=name, deadline=deadline, env=bot_environment(env),
                        image_name=image(), engine=engine, seccomp_profile=container_seccomp.profile_path(),
                        owner=owner_token(), uid=lease.uid if lease is not None else DEFAULT_UID,
-                       disks=disks())  # fmt: skip
+                       disks=disks(), fifos=workdir / "pipes")  # fmt: skip
     # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
     cli_env = {key: value for key, value in os.environ.items()
                if key.startswith(("DOCKER_", "CONTAINERS_")) or key in ("PATH", "HOME", "XDG_RUNTIME_DIR")}  # fmt: skip
-    workdir = _engine_cwd(name)
     confinement = DockerConfinement(name, limits, runner, engine, lease, disk_limited=bool(disks()), workdir=workdir)
     try:
         if engine.kind == "podman":
-            process = _popen_handing_over_pipes(popen, argv, cli_env, workdir)
+            confinement.fifos = HandedFifos(workdir / "pipes", lease.uid if lease is not None else None)
+            process = popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            bufsize=0, env=cli_env, start_new_session=True, cwd=str(workdir))  # fmt: skip
+            process.stdin = os.fdopen(confinement.fifos.stdin_fd, "wb", buffering=0)
+            process.stdout = os.fdopen(confinement.fifos.stdout_fd, "rb", buffering=0)
         else:
             process = popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                             env=cli_env, start_new_session=True, cwd=str(workdir))  # fmt: skip
     except OSError as error:
+        confinement.release_fifos(close_ends=True)
         confinement.cleanup()
         raise SandboxError(f"could not run {engine.kind}: {error}") from error
     return SandboxProcess(process, confinement, limits, started, time.monotonic() - started)
@@ -528,34 +553,3 @@ def _engine_cwd(name: str) -> Path:
     folder = engine / f"{owner()}.{name}"
     folder.mkdir(mode=0o700)
     return folder
-
-
-def _popen_handing_over_pipes(popen: Callable[..., subprocess.Popen], argv: list[str], cli_env: dict,
-                              workdir: Path) -> subprocess.Popen:  # fmt: skip
-    """Start `podman run --preserve-fds 2` with the bot's stdin pipe as its fd 3 and stdout pipe as its fd 4;
-    the worker keeps the other ends as the process's stdin and stdout."""
-    to_bot, to_worker = os.pipe(), os.pipe()
-    bot_stdin, bot_stdout = to_bot[0], to_worker[1]
-
-    def hand_over() -> None:  # pragma: no cover - runs in the forked child only
-        stdout_end = os.dup(bot_stdout) if bot_stdout == 3 else bot_stdout
-        os.dup2(bot_stdin, 3)
-        os.dup2(stdout_end, 4)
-        for fd in (3, 4):  # dup2 onto itself (the pipe already was fd 3) keeps close-on-exec
-            os.set_inheritable(fd, True)
-
-    try:
-        # close_fds=False: subprocess would close fds 3 and 4 after preexec_fn. Nothing else leaks: every
-        # descriptor Python opens is non-inheritable, and dup2 makes only these two inheritable.
-        process = popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0,
-                        env=cli_env, start_new_session=True, close_fds=False, preexec_fn=hand_over,
-                        cwd=str(workdir))  # fmt: skip
-    except BaseException:
-        for fd in (*to_bot, *to_worker):
-            os.close(fd)
-        raise
-    os.close(bot_stdin)
-    os.close(bot_stdout)
-    process.stdin = os.fdopen(to_bot[1], "wb", buffering=0)
-    process.stdout = os.fdopen(to_worker[0], "rb", buffering=0)
-    return process

@@ -1,5 +1,6 @@
 """A bot that closes its stdout or stdin but keeps running is seen to have done so at once, under every
-backend: nothing but the bot may hold the other end of its pipes (bubblewrap's outer process included)."""
+backend: nothing but the bot may hold the other end of its pipes (bubblewrap's outer process, Podman's
+conmon included)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,6 @@ import time
 import pytest
 
 from tests.sandbox.conftest import read_until
-
-
-@pytest.fixture(autouse=True)
-def _known_open_under_containers(request, backend):
-    # Strict: once the container backend hands the pipes over too, this turns into a failure to remove.
-    if backend == "docker":
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=(
-            "docker: the engine's CLI (docker/podman run) holds the bot's pipes open; sandbox/docker.py has to "
-            "hand them over the way the bwrap backend does")))  # fmt: skip
 
 
 def test_a_closed_stdout_reaches_the_worker_as_end_of_file_while_the_bot_runs(launch):

@@ -48,14 +48,15 @@ def test_podman_gets_the_same_flags_plus_its_runtime_and_the_bots_own_pipes(tmp_
     docker, podman = command_line(DOCKER, tmp_path), command_line(PODMAN, tmp_path)
     assert podman[:4] == ["/usr/bin/podman", "--storage-driver", "overlay", "run"]
     masks = f"mask={':'.join(docker_backend.PROC_MASKS)}"
-    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--preserve-fds", "2",
-              "--security-opt", masks]  # fmt: skip
+    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--security-opt", masks,
+              "--mount", "type=bind,source=fifos,target=/run/kozyr-pipes,readonly"]  # fmt: skip
     at = podman.index("--runtime")
     assert podman[at : at + len(extras)] == extras
     without_extras = [arg for arg in podman[4:at] + podman[at + len(extras) :] if arg not in docker_backend.PIPE_SHIM]
     assert without_extras == [arg for arg in docker[2:] if arg != "--interactive"]
     assert {"/proc/meminfo", "/proc/pressure", "/dev/pts"} <= set(docker_backend.PROC_MASKS)
-    # the pipes go to the bot through the shim, from the image's own runtimes; the bot is pid 1 after exec
+    # the FIFOs become the bot's stdin and stdout through the shim, from the image's own runtimes; the bot is
+    # pid 1 after exec
     assert podman[-len(docker_backend.PIPE_SHIM) - 2:] == [*docker_backend.PIPE_SHIM, "python3", "bot.py"]
     assert docker_backend.PIPE_SHIM[0] in RUNTIMES
     assert "--init" not in podman and "--rm" not in podman  # finish() inspects, then removes
