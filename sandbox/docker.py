@@ -479,6 +479,11 @@ class DockerConfinement(Confinement):
                     with contextlib.suppress(OSError):
                         os.close(fd)
 
+    def ended(self) -> None:
+        # `run` exited: the container is gone, or never ran (no image, a refused option). A shim that never
+        # opened the FIFOs must not leave the worker reading a stdout that never ends.
+        self.release_fifos()
+
     def cleanup(self) -> None:
         self.release_fifos()
         if self._lease is not None:

@@ -54,6 +54,9 @@ class Confinement(abc.ABC):
     def live_cpu_seconds(self) -> float | None:
         return None
 
+    def ended(self) -> None:  # noqa: B027 - most backends hold nothing that waits for the bot
+        """The launched process ended (seen by poll()): drop whatever waited for the bot to start."""
+
     @abc.abstractmethod
     def kill_all(self, main_pid: int) -> None:
         """Kill every process of the bot, wherever it went."""
@@ -139,6 +142,7 @@ class SandboxProcess:
                 if pid == 0:
                     return None
                 self._status, self._rusage, self._ended = status, rusage, time.monotonic()
+                self._confinement.ended()
                 exit_code, sig = self._confinement.decode_status(status)
                 self._popen.returncode = -sig if sig is not None else exit_code
             return self._popen.returncode

@@ -27,3 +27,18 @@ def test_a_closed_stdin_breaks_the_workers_pipe_while_the_bot_runs(launch):
     with pytest.raises(BrokenPipeError):
         proc.stdin.write(b"are you there?\n")
     assert proc.poll() is None
+
+
+def test_a_container_that_never_runs_ends_the_workers_read_at_once(backend, bot_dir, monkeypatch):
+    if backend != "docker":
+        pytest.skip("the container backend's FIFOs (bwrap's pipes close with bubblewrap itself)")
+    from sandbox import Limits, start
+
+    monkeypatch.setenv("KOZYR_SANDBOX_DOCKER_IMAGE", "kozyr-no-such-image:none")
+    began = time.monotonic()
+    proc = start(["python3", "echo.py"], bot_dir, Limits(wall_seconds=30), backend="docker")
+    assert read_until(proc, seconds=15) == b""
+    assert time.monotonic() - began < 5, "the worker kept waiting for a bot that never started"
+    report = proc.finish(grace_seconds=0)
+    assert report.outcome == "runtime_error" and b"kozyr-no-such-image" in proc.stderr.read()
+    proc.close()
