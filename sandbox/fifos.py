@@ -5,13 +5,14 @@ closed its stdout was not seen to until it exited. Here the worker makes three F
 bind-mounted read-only into the container (`MOUNT`), and the container's first program (docker.PIPE_SHIM)
 opens them itself:
 
-* `out`: the worker opens it for reading before the container exists, plus a placeholder writer, so that a
-  read before the bot's writer is there waits instead of seeing end-of-file;
+* `out`: the worker opens it for reading before the container exists, and also for writing (a holding
+  writer, closed at the hand-over), so that a read before the bot's writer is there waits instead of seeing
+  end-of-file;
 * `in`: the worker's end is opened read-write first (a FIFO opened for writing alone needs a reader), so the
   hello can be written at once; it waits in the pipe;
 * `sync`: the shim opens both, then `sync` for reading. A worker thread blocked opening `sync` for writing
   wakes up, replaces its `in` descriptor by a write-only one (`dup2`, same number, same blocking mode),
-  closes the placeholder writer and then `sync`; the shim sees end-of-file on `sync` and only then execs
+  closes its holding writer and then `sync`; the shim sees end-of-file on `sync` and only then execs
   the bot. From the bot's first instruction on, the worker holds nothing but a reader of `out` and a writer
   of `in`: a bot closing its stdout gives the worker end-of-file, one closing its stdin gives it EPIPE.
 """
@@ -42,7 +43,7 @@ class HandedFifos:
                 os.chmod(path, 0o666)
         self._released = threading.Event()
         self.stdout_fd = os.open(folder / "out", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        self._out_placeholder = os.open(folder / "out", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        self._out_holder = os.open(folder / "out", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         self.stdin_fd = os.open(folder / "in", os.O_RDWR | os.O_CLOEXEC)
         os.set_blocking(self.stdout_fd, True)
         self.handed_over = threading.Event()
@@ -60,13 +61,13 @@ class HandedFifos:
                 os.dup2(writer, self.stdin_fd, inheritable=False)
             finally:
                 os.close(writer)
-            self._close_placeholder()
+            self._close_holder()
             self.handed_over.set()
         finally:
             os.close(sync)  # the shim's read of `sync` ends: it execs the bot
 
-    def _close_placeholder(self) -> None:
-        fd, self._out_placeholder = self._out_placeholder, None
+    def _close_holder(self) -> None:
+        fd, self._out_holder = self._out_holder, None
         if fd is not None:
             os.close(fd)
 
@@ -83,4 +84,4 @@ class HandedFifos:
                 self._thread.join(timeout=5)
                 os.close(unblock)
         self._thread.join(timeout=5)
-        self._close_placeholder()
+        self._close_holder()
