@@ -518,10 +518,14 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     started = time.monotonic()
     name = f"kozyr-bot-{uuid.uuid4().hex[:16]}"
     deadline = int(time.time() + limits.wall_seconds + DEADLINE_MARGIN_SECONDS)
+    workdir = _engine_cwd(name)
     # A root worker gives each container a uid of its own, leased like bwrap's (per-user kernel counters
     # and limits are then the bot's alone); otherwise every bot is `nobody`.
-    lease = lease_uid() if can_switch_uid() else None
-    workdir = _engine_cwd(name)
+    try:
+        lease = lease_uid() if can_switch_uid() else None
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     argv = run_command(command, bot_dir, limits, name=name, deadline=deadline, env=bot_environment(env),
                        image_name=image(), engine=engine, seccomp_profile=container_seccomp.profile_path(),
                        owner=owner_token(), uid=lease.uid if lease is not None else DEFAULT_UID,
