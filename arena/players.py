@@ -174,7 +174,9 @@ class _StderrTail:
         self._thread.start()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
+        # Once stopped (the seat is closed, the bot finished), what is already in the pipe is still taken: the
+        # bot's last lines, written just before it ended, must not depend on this thread's turn to run.
+        while not self._stop.is_set() or self._poll.poll(0):
             if not self._poll.poll(100):
                 continue
             decision = self.decision  # before the read: settle() moves on only once the pipe is empty

@@ -58,3 +58,35 @@ def test_it_keeps_only_the_first_lines_of_a_flood(tmp_path):
     seat = record.result["seats"][0]
     assert len(seat["stderr_log"]) == STDERR_LOG_LINES
     assert len(seat["stderr_tail"]) == 20 and seat["stderr_tail"][-1].endswith(f"line {STDERR_LOG_LINES - 1}")
+
+
+def test_lines_already_in_the_pipe_when_the_seat_is_closed_are_still_kept(monkeypatch):
+    # The reader thread's turn to run must not decide whether a bot's last words are kept: here the thread is
+    # not started at all, and the seat is stopped before it ever read.
+    import os
+
+    from arena import players
+
+    class NotStarted:
+        def __init__(self, target, name, daemon):
+            self.target = target
+
+        def start(self):
+            pass
+
+        def join(self, timeout=None):
+            pass
+
+        def is_alive(self):
+            return False
+
+    monkeypatch.setattr(players.threading, "Thread", NotStarted)
+    read_end, write_end = os.pipe()
+    tail = players._StderrTail(read_end, max_bytes=1 << 20)
+    os.write(write_end, b"request 3 line 0\nlast words\n")
+    os.close(write_end)
+    tail._stop.set()
+    tail._thread.target()  # the reader's loop, run once the seat was already stopped
+    assert tail.stop() == ["request 3 line 0", "last words"]
+    assert [text for _, text in tail.log] == ["request 3 line 0", "last words"]
+    os.close(read_end)
