@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from bots.actions import house_version
@@ -12,8 +14,11 @@ from ratings.actions import refit_preset
 
 
 @pytest.fixture
-def played(house_bots):
-    """A few ranked duplicate sets among the bura house bots, refitted."""
+def played(house_bots, monkeypatch):
+    """A few ranked duplicate sets among the bura house bots, refitted. Fixed deals: with random ones, four
+    one-deal matches sometimes left greedy behind random (about 1 run in 20)."""
+    seeds = itertools.count(101)
+    monkeypatch.setattr(actions, "new_base_seed", lambda: next(seeds))
     rand = house_version("bura", "random")
     for name in ("greedy", "greedy-p50", "greedy-p25"):
         for _ in range(2):
