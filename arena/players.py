@@ -29,6 +29,8 @@ STDERR_LINE_CHARS = 400  # a kept line is its first 400 characters, then "…" i
 _LINE_BYTES = STDERR_LINE_CHARS * 4  # enough UTF-8 for 400 characters
 STDERR_READ_BYTES = 1024 * 1024
 MAX_STDERR_BYTES = 64 * 1024 * 1024  # all a bot may write to stderr in one match; past it the bot forfeits
+_SETTLE_READS = 4  # at most this many full reads before a request: a bot that never stops writing waits for no one
+_DATA, _EMPTY, _END = object(), object(), object()
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 MAX_STDOUT_BYTES = 16 * 1024 * 1024  # all a bot may write in one match; a flood ends the match for it
 
@@ -158,6 +160,7 @@ class _StderrTail:
         self.decision = 0  # the request open now; the seat sets it before each request
         self._log: list[tuple[int, bytes]] = []
         self._log_partial = b""
+        self._log_partial_decision = 0  # the request open when the unfinished last line's latest bytes came
         # raw lines, decoded only when the tail is asked for: a flood pays for slicing, not for decoding
         self._raw: collections.deque[bytes] = collections.deque(maxlen=STDERR_TAIL_LINES)
         with contextlib.suppress(OSError):  # a larger pipe: fewer wake-ups and reads per MiB (best effort)
@@ -166,6 +169,11 @@ class _StderrTail:
         self.flooded = False
         self._partial = b""  # the start of the line not yet finished, at most _LINE_BYTES
         self._stop = threading.Event()
+        self._ended = False  # end of file or the volume limit: nothing more is read
+        # The reader thread and settle() both read the pipe; the lock makes "read, then keep under the
+        # request open" one step, so no line is ever kept under a request it arrived after.
+        self._lock = threading.Lock()
+        os.set_blocking(fd, False)
         self.alarm_fd, self._alarm_write = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         # poll, not select: select refuses descriptors above 1023, which a long-lived worker reaches.
         self._poll = select.poll()
@@ -176,36 +184,58 @@ class _StderrTail:
     def _run(self) -> None:
         # Once stopped (the seat is closed, the bot finished), what is already in the pipe is still taken: the
         # bot's last lines, written just before it ended, must not depend on this thread's turn to run.
-        while not self._stop.is_set() or self._poll.poll(0):
-            if not self._poll.poll(100):
+        reads_after_stop = 0  # bounded: a daemon the bot left behind may write for ever
+        while not self._ended:
+            stopped = self._stop.is_set()
+            if stopped:
+                if reads_after_stop >= _SETTLE_READS or not self._poll.poll(0):
+                    break
+                reads_after_stop += 1
+            elif not self._poll.poll(100):
                 continue
-            decision = self.decision  # before the read: settle() moves on only once the pipe is empty
-            try:
-                chunk = os.read(self._fd, STDERR_READ_BYTES)
-            except OSError:
-                break
-            if not chunk:
-                break
-            self._take(chunk, decision)
-            if self.total > self.max_bytes:
-                self.flooded = True
-                with contextlib.suppress(OSError):
-                    os.write(self._alarm_write, b"!")
-                break
-        if self._partial:
-            self._raw.append(self._partial)
-            self._partial = b""
+            with self._lock:
+                if self._read_once(self.decision) is _EMPTY and stopped:
+                    break
+        with self._lock:
+            if self._partial:
+                self._raw.append(self._partial)
+                self._partial = b""
 
-    def settle(self, next_decision: int, wait_seconds: float = 0.005) -> None:
-        """Before the next request: let the reader take what the bot wrote during the last one (it flushed it
-        before answering), so those lines keep the last request's id. Bounded, for bots that never stop."""
-        if len(self._log) < STDERR_LOG_LINES:
-            probe = select.poll()
-            probe.register(self._fd, select.POLLIN)
-            deadline = time.monotonic() + wait_seconds
-            while probe.poll(0) and time.monotonic() < deadline and self._thread.is_alive():
-                time.sleep(0.0002)
-        self.decision = next_decision
+    def _read_once(self, decision: int) -> object:
+        """One read of what the pipe holds now, kept under ``decision``; the caller holds the lock.
+
+        Returns _DATA, _EMPTY (nothing there: the other reader took it) or _END (end of file, an error, or
+        the volume limit passed: nothing more is ever read)."""
+        if self._ended:
+            return _END
+        try:
+            chunk = os.read(self._fd, STDERR_READ_BYTES)
+        except BlockingIOError:
+            return _EMPTY
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._ended = True
+            return _END
+        self._take(chunk, decision)
+        if self.total > self.max_bytes:
+            self.flooded = self._ended = True
+            with contextlib.suppress(OSError):
+                os.write(self._alarm_write, b"!")
+            return _END
+        return _DATA
+
+    def settle(self, next_decision: int) -> None:
+        """Before the next request: whatever the bot wrote to stderr by now (it flushed it before answering)
+        is read here, on the caller's thread, and kept under the request that was open; only then does the
+        next request's id apply. Deterministic: it never depends on the reader thread's turn to run.
+        Bounded, for bots that never stop writing."""
+        with self._lock:
+            if len(self._log) < STDERR_LOG_LINES:
+                for _ in range(_SETTLE_READS):
+                    if self._read_once(self.decision) is not _DATA:
+                        break
+            self.decision = next_decision
 
     def _take(self, chunk: bytes, decision: int = 0) -> None:
         self.total += len(chunk)
@@ -234,6 +264,7 @@ class _StderrTail:
             end = chunk.find(b"\n", start)
             if end < 0:
                 self._log_partial = (self._log_partial + chunk[start:start + _LINE_BYTES])[:_LINE_BYTES]
+                self._log_partial_decision = decision
                 return
             self._log.append((decision, (self._log_partial + chunk[start:min(end, start + _LINE_BYTES)])
                               [:_LINE_BYTES]))
@@ -244,7 +275,7 @@ class _StderrTail:
     def log(self) -> list[list[Any]]:
         kept = list(self._log)
         if self._log_partial and len(kept) < STDERR_LOG_LINES:
-            kept.append((self.decision, self._log_partial))
+            kept.append((self._log_partial_decision, self._log_partial))
         return [[decision, _tail_line(line)] for decision, line in kept]
 
     @property

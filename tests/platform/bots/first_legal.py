@@ -18,7 +18,8 @@ for line in sys.stdin:
         print(json.dumps({"type": "ready", "name": "first-legal"}), flush=True)
     elif message["type"] == "request":
         time.sleep(DELAY)
-        print(json.dumps({"type": "action", "id": message["id"], "action": message["legal_actions"][0]}), flush=True)
+        # stderr flushed before the answer, as docs/protocol.md says, so the line is kept under its request
         print(f"played request {message['id']}", file=sys.stderr, flush=True)
+        print(json.dumps({"type": "action", "id": message["id"], "action": message["legal_actions"][0]}), flush=True)
     elif message["type"] == "goodbye":
         break
