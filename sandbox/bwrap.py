@@ -56,14 +56,17 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 DEVICE_LINKS = (("/proc/self/fd", "/dev/fd"), ("/proc/self/fd/0", "/dev/stdin"), ("/proc/self/fd/1", "/dev/stdout"),
                 ("/proc/self/fd/2", "/dev/stderr"))  # fmt: skip
 # Machine-wide figures in the sandbox's /proc that another bot can move at will (free memory, thread and fork
-# counts, CPU, interrupt and disk counters, open files and dentries, pressure): covered by an empty file or
-# folder. Left readable: the bot's own processes, static facts (cpuinfo, version, filesystems...), files only
-# root may read (slabinfo, pagetypeinfo, timer_list...), and counters no bot can move (locks and ptys: the
-# seccomp filter refuses locks and there is no pty device; keys: keyctl is refused). Each mask is one more
-# mount in bwrap's set-up (~0.1 ms), hence no more than these.
+# counts, CPU, interrupt and disk counters, open files and dentries, pressure, swap in use, the number of
+# cgroups, the filesystems' own statistics under /proc/fs such as ext4's extent-cache hits, which a bot moves
+# with lseek(SEEK_DATA) on any /usr file): covered by an empty file or folder. Left readable: the bot's own
+# processes, static facts (cpuinfo, version, filesystems...), files only root may read (slabinfo,
+# pagetypeinfo, timer_list...), the network namespace's own /proc/net, and counters no bot can move (locks
+# and ptys: the seccomp filter refuses locks and there is no pty device; keys: keyctl is refused; the
+# machine-wide TCP/UDP figures of /proc/net/sockstat: IP sockets are refused). Each mask is one more mount in
+# bwrap's set-up (~0.1 ms), hence no more than these.
 PROC_MASKED_FILES = ("meminfo", "stat", "loadavg", "uptime", "vmstat", "zoneinfo", "buddyinfo", "diskstats",
-                     "softirqs", "interrupts", "schedstat")  # fmt: skip
-PROC_MASKED_DIRS = ("pressure", "sys/fs")
+                     "softirqs", "interrupts", "schedstat", "swaps", "cgroups")  # fmt: skip
+PROC_MASKED_DIRS = ("pressure", "sys/fs", "fs")
 # The descriptors bwrap is started with (moved there between fork and exec, see launcher.Plan): the bot's
 # stdin and stdout are not bwrap's own 0 and 1 (/dev/null), so bwrap's outer process, which closes every
 # descriptor above 2, holds no end of them, and a bot that closes its stdout or stdin is seen at once.

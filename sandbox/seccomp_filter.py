@@ -60,10 +60,12 @@ RWF_NOWAIT = 0x8
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (linux/sched.h; os.CLONE_* needs 3.12).
 NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
-# Sockets: local (AF_UNIX) and IP sockets stay allowed. IP is useless in the empty network namespace (no
-# interface but an isolated loopback) and refusing it would only hide what the namespace guarantees; every
-# other family (netlink, packet, vsock, bluetooth, alg, ...) is refused.
-ALLOWED_SOCKET_FAMILIES = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6)
+# Sockets: only local ones (AF_UNIX). IP would reach nothing in the empty network namespace (an isolated
+# loopback), but every TCP or UDP socket moves machine-wide counters that /proc/net/sockstat and
+# /proc/net/protocols show in every namespace (sockets allocated, memory in use): a bot holding a dozen
+# loopback connections signalled bits to another sandbox through them. Every other family (netlink, packet,
+# vsock, bluetooth, alg, ...) is refused too.
+ALLOWED_SOCKET_FAMILIES = (socket.AF_UNIX,)
 
 
 @cache

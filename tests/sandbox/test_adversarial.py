@@ -106,15 +106,13 @@ def test_it_gives_no_way_out_to_the_network(launch):
     result = run.json()
     attempts = result["results"]
     assert all(item["result"] != "succeeded" for item in attempts.values()), attempts
-    for name in ("postgres", "redis", "host_listener"):
-        assert attempts[name]["result"] == f"ConnectionRefusedError:{errno.ECONNREFUSED}"
-    assert attempts["outside"]["result"].endswith(f":{errno.ENETUNREACH}")  # no route: no packet left
+    # No IP socket can even be made (they would move machine-wide counters: test_covert_channels), and the
+    # namespace has no interface but its own loopback in any case.
+    for name in ("postgres", "redis", "host_listener", "outside", "outside_v6", "udp", "netlink", "packet", "vsock"):
+        assert attempts[name]["result"] == f"OSError:{errno.EAFNOSUPPORT}", attempts[name]
     assert attempts["outside"]["seconds"] < 0.5
-    assert attempts["udp"]["result"].endswith(f":{errno.ENETUNREACH}")
     assert attempts["dns"]["seconds"] < 2
     assert result["interfaces"] == ["lo"]
-    for name in ("netlink", "packet", "vsock"):
-        assert attempts[name]["result"] == f"OSError:{errno.EAFNOSUPPORT}", attempts[name]
 
 
 def test_it_hides_the_workers_environment_and_files(launch, backend, monkeypatch, tmp_path):

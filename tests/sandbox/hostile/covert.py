@@ -2,7 +2,7 @@
 object it can reach; `covert.py receive` reads each of them. Driven line by line by the test: the sender
 answers "ok" once the bit is set, the receiver answers with what it decoded per channel (0, 1 or the error
 that stopped it). `covert.py exposed` lists the machine-wide counters a bot can read (any of them can be
-modulated by another bot: memory, threads, forks, I/O, open files...).
+modulated by another bot: memory, threads, forks, I/O, open files, filesystem caches, socket totals...).
 """
 import ctypes
 import errno
@@ -11,6 +11,7 @@ import json
 import mmap
 import os
 import signal
+import socket
 import struct
 import sys
 
@@ -26,6 +27,8 @@ IN_ACCESS, IN_OPEN, IN_NONBLOCK = 0x1, 0x20, 0o4000
 FAN_CLASS_NOTIF, FAN_REPORT_FID, FAN_NONBLOCK, FAN_MARK_ADD = 0, 0x200, 0x2, 0x1
 FAN_ACCESS, FAN_OPEN = 0x1, 0x20
 AT_FDCWD = -100
+SEEK_DATA = 3
+EXTENT_LOOKUPS = 200_000  # the host's own activity adds at most a few thousand hits between two probes
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -58,6 +61,12 @@ class Sender:
         self.posix = os.open(SHARED_FILE, os.O_RDONLY)
         self.ofd = os.open(SHARED_FILE, os.O_RDONLY)
 
+    def hit_the_extent_cache(self) -> None:
+        # Each SEEK_DATA looks the file's extents up in the filesystem's cache: ext4 counts every hit in a
+        # machine-wide figure (/proc/fs/ext4/<disk>/es_shrinker_info), without any disk I/O.
+        for _ in range(EXTENT_LOOKUPS):
+            os.lseek(self.file, 0, SEEK_DATA)
+
     def set(self, bit: int) -> None:
         if bit:
             for action in (
@@ -67,6 +76,7 @@ class Sender:
                 lambda: fcntl.fcntl(self.ofd, F_OFD_SETLK, flock_struct(fcntl.F_RDLCK)),
                 lambda: os.pread(self.file, 4096, 0),  # an access: inotify, fanotify, dnotify; and the page cache
                 lambda: os.utime("/dev/null"),
+                self.hit_the_extent_cache,
             ):
                 attempt(action)
         else:
@@ -90,6 +100,7 @@ class Receiver:
         self.dnotify = attempt(self._dnotify)
         self.devnull_mtime = attempt(lambda: os.stat("/dev/null").st_mtime_ns)
         self.ino = os.stat(SHARED_FILE).st_ino
+        self.extent_hits = attempt(self._extent_cache_hits)
 
     def _inotify(self) -> int:
         fd = checked(libc.inotify_init1(IN_NONBLOCK))
@@ -139,9 +150,24 @@ class Receiver:
             "page-cache-mincore": attempt(self._mincore),
             "page-cache-cachestat": attempt(self._cachestat),
             "page-cache-nowait-read": attempt(self._nowait_read),
+            "ext4-extent-cache": attempt(self._extent_cache_moved),
         }
         self.drain()
         return seen
+
+    @staticmethod
+    def _extent_cache_hits() -> int:
+        total = 0
+        for disk in os.listdir("/proc/fs/ext4"):
+            with open(f"/proc/fs/ext4/{disk}/es_shrinker_info") as handle:
+                total += next(int(line.split("/")[0]) for line in handle if "cache hits" in line)
+        return total
+
+    def _extent_cache_moved(self) -> int:
+        now = self._extent_cache_hits()
+        moved = int(now - self.extent_hits > EXTENT_LOOKUPS // 2)
+        self.extent_hits = now
+        return moved
 
     def _mtime_changed(self) -> int:
         now = os.stat("/dev/null").st_mtime_ns
@@ -207,7 +233,7 @@ class Receiver:
 GLOBAL_FILES = ("/proc/meminfo", "/proc/stat", "/proc/loadavg", "/proc/uptime", "/proc/vmstat", "/proc/zoneinfo",
                 "/proc/buddyinfo", "/proc/diskstats", "/proc/softirqs", "/proc/interrupts", "/proc/pressure/cpu",
                 "/proc/pressure/memory", "/proc/pressure/io", "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr",
-                "/proc/sys/fs/dentry-state", "/proc/sys/fs/aio-nr")  # fmt: skip
+                "/proc/sys/fs/dentry-state", "/proc/sys/fs/aio-nr", "/proc/swaps", "/proc/cgroups")  # fmt: skip
 # Readable but not movable by a bot, so not listed: /proc/locks (locks are refused), /proc/sys/kernel/pty/nr
 # (no pty device in the sandbox; /dev/ptmx is probed below).
 
@@ -219,6 +245,20 @@ def exposed() -> list[str]:
             with open(path, "rb") as handle:
                 if handle.read(4096).strip():
                     found.append(path)
+        except OSError:
+            pass
+    for folder, _, files in os.walk("/proc/fs"):  # filesystems' own statistics (ext4's caches, jbd2's journal)
+        for name in files:
+            try:
+                with open(os.path.join(folder, name), "rb") as handle:
+                    if handle.read(4096).strip():
+                        found.append(os.path.join(folder, name))
+            except OSError:
+                pass
+    for family in (socket.AF_INET, socket.AF_INET6):  # each TCP/UDP socket moves /proc/net/sockstat's totals
+        try:
+            socket.socket(family, socket.SOCK_STREAM).close()
+            found.append(f"socket({family.name})")
         except OSError:
             pass
     if libc.sysinfo(ctypes.create_string_buffer(256)) == 0:
