@@ -308,10 +308,15 @@ class _StderrFlood(Exception):
     """Raised out of a wait when the seat's stderr reader gave the alarm."""
 
 
+class _StdinClosed(Exception):
+    """Raised out of a wait when the bot closed its stdin (nothing it wrote is left unread)."""
+
+
 class _LineReader:
     """Reads newline-terminated lines from a pipe with a deadline, never buffering more than one line."""
 
-    def __init__(self, fd: int, max_line: int, max_total: int, alarm_fd: int | None = None):
+    def __init__(self, fd: int, max_line: int, max_total: int, alarm_fd: int | None = None,
+                 stdin_fd: int | None = None):
         self._fd = fd
         self._max_line = max_line
         self._max_total = max_total
@@ -322,6 +327,12 @@ class _LineReader:
         self._alarm_fd = alarm_fd  # the stderr reader's: it fires when the bot floods stderr
         if alarm_fd is not None:
             self._poll.register(alarm_fd, select.POLLIN)
+        # The write end of the bot's stdin, watched while waiting: the kernel reports POLLERR on it as soon as
+        # the bot closed its stdin, so a bot that closed it after its request arrived, and then went quiet, is
+        # seen at once instead of after the whole bank.
+        self._stdin_fd = stdin_fd
+        if stdin_fd is not None:
+            self._poll.register(stdin_fd, select.POLLERR)
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line without its newline; None at end of file; raises TimeoutError or ProtocolError."""
@@ -344,6 +355,8 @@ class _LineReader:
                 raise TimeoutError
             if self._alarm_fd is not None and any(fd == self._alarm_fd for fd, _ in ready):
                 raise _StderrFlood
+            if self._stdin_fd is not None and not any(fd == self._fd for fd, _ in ready):
+                raise _StdinClosed  # only stdin's POLLERR woke us: what the bot still wrote was read first
             chunk = os.read(self._fd, min(65536, self._max_line - len(self._buffer) + 1))
             if not chunk:
                 return None
@@ -398,7 +411,7 @@ class ExternalPlayer:
         os.set_blocking(self._stdin_fd, False)
         self._stderr = _StderrTail(self._proc.stderr.fileno(), self._max_stderr)
         self._reader = _LineReader(self._proc.stdout.fileno(), self._max_line, self._max_stdout,
-                                   self._stderr.alarm_fd)
+                                   self._stderr.alarm_fd, self._stdin_fd)
         self.send(hello, deadline)
 
     def wait_ready(self, deadline: float) -> dict[str, Any]:
@@ -480,6 +493,8 @@ class ExternalPlayer:
             except _StderrFlood:
                 self._truncated = True
                 raise stderr_flood(self._max_stderr) from None
+            except _StdinClosed:
+                raise self._crashed(doing, closed="stdin") from None
             if line is None:
                 if self._stderr is not None and self._stderr.flooded:
                     raise stderr_flood(self._max_stderr)

@@ -49,6 +49,20 @@ def test_it_names_each_protocol_offence_and_forfeits_the_offender(mode, verdict,
     assert not record.result["finished"]
 
 
+@pytest.mark.parametrize("backend", ["unsafe", "bwrap"])
+def test_a_bot_that_closes_its_stdin_while_a_request_waits_is_seen_at_once_under_every_backend(backend):
+    # The request was written before the bot closed its stdin, so no write fails: the referee must notice
+    # the closed pipe while it waits, not after the whole move time and bank.
+    began = time.monotonic()
+    record = play(misbehaving("close-stdin-at-request", backend=backend),
+                  control=TimeControl(startup_ms=5000, move_ms=5000, bank_ms=20000))
+    bad = record.result["seats"][0]
+    assert (bad["verdict"], bad["code"]) == (protocol.CRASH, "closed-stdin"), bad["detail"]
+    assert "answering request" in bad["detail"]
+    assert time.monotonic() - began < 10
+    assert record.result["ranks"] == [2, 1]
+
+
 def test_it_reports_the_exit_code_of_a_crashed_bot():
     early = play(misbehaving("exit-early")).result["seats"][0]
     during_handshake = play(misbehaving("exit-handshake")).result["seats"][0]

@@ -4,6 +4,7 @@ conmon included)."""
 
 from __future__ import annotations
 
+import select
 import time
 
 import pytest
@@ -26,6 +27,17 @@ def test_a_closed_stdin_breaks_the_workers_pipe_while_the_bot_runs(launch):
     assert read_until(proc, lines=2) == b'{"type": "ready"}\nclosed\n'
     with pytest.raises(BrokenPipeError):
         proc.stdin.write(b"are you there?\n")
+    assert proc.poll() is None
+
+
+def test_a_closed_stdin_is_seen_without_writing(launch):
+    # The referee waits for an answer without writing: the closed pipe must show in poll (POLLERR on the
+    # write end), which needs that nothing but the bot held its read end.
+    proc = launch("closer.py", "stdin")
+    assert read_until(proc, lines=2) == b'{"type": "ready"}\nclosed\n'
+    watch = select.poll()
+    watch.register(proc.stdin.fileno(), select.POLLERR)
+    assert watch.poll(5000), "the worker's end of stdin did not report the bot's close"
     assert proc.poll() is None
 
 

@@ -6,7 +6,8 @@ slow-then-fast (spends some of the time bank), daemon (leaves a double-forked pr
 deep-nesting, huge-number, nan (JSON the json module reads but that is not standard JSON or cannot be
 used), surrogate-name (announces a name holding a lone surrogate escape), close-stdin (closes its
 input after reading the hello, then answers it and stays alive), close-stdout (closes its output
-after the handshake and stays alive), stderr-flood (writes newlines to stderr without end at its first
+after the handshake and stays alive), close-stdin-at-request (reads its first request, then closes its
+input and stays alive without answering), stderr-flood (writes newlines to stderr without end at its first
 request), escape-keys (answers with an action holding terminal escape sequences in an unknown key and in
 its stderr).
 """
@@ -64,6 +65,9 @@ while True:
     if message["type"] != "request":
         continue
     requests += 1
+    if MODE == "close-stdin-at-request":
+        os.close(0)
+        time.sleep(60)
     if MODE == "stderr-chatter":
         for i in range(100):
             print(f"thinking {requests}.{i} " + "x" * 1000, file=sys.stderr)
