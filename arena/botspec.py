@@ -13,8 +13,10 @@ and bytes are counted and capped while copying (zips the same, folders implied b
 
 from __future__ import annotations
 
+import lzma
 import os
 import stat
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -297,16 +299,24 @@ def _bounded_copy(src, dst, budget: _Budget) -> None:
 
 # ---- zips -------------------------------------------------------------------------------------------------
 
+# Everything zipfile (and the decompressors under it) raises on a damaged or unusual archive; each becomes one
+# line naming the bot (the upload check uses the same code), never a traceback.
+_DAMAGED_ZIP = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, lzma.LZMAError, EOFError, RuntimeError,
+                NotImplementedError, ValueError, OverflowError, struct.error, OSError)
+
+
 def _extract_zip(source: Path, target: Path, label: str) -> None:
     try:
         archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, ValueError, EOFError):
-        raise BotSpecError(f"bot {_show(label)} is not a valid zip file") from None
+    except _DAMAGED_ZIP as err:  # a "version needed" Python does not know raises NotImplementedError here
+        reason = str(err) or type(err).__name__
+        detail = "" if isinstance(err, zipfile.BadZipFile) else f" ({_show(reason, quote=False)})"
+        raise BotSpecError(f"bot {_show(label)} is not a valid zip file{detail}") from None
     with archive:
         try:
             plan = _plan_zip(archive, label)
             _unpack(archive, plan, target, _Budget(label))
-        except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError, ValueError) as err:
+        except _DAMAGED_ZIP as err:
             if isinstance(err, BotSpecError):
                 raise
             # a damaged member (bad CRC), an encrypted one, a compression method Python cannot read
