@@ -29,6 +29,9 @@ MAX_DECISIONS = 50_000
 # Every match also has a wall-clock ceiling: what its time control allows (every seat's start-up, every
 # decision at its full move time, every seat's whole bank) but never more than this. An honest bot within
 # its clock that is still playing when the ceiling passes is stopped without blame: the match is "aborted".
+# Unless a seat thought for more than its share of the ceiling (the ceiling after start-up, split evenly
+# between the seats): then that seat ran the match out of time and forfeits (timeout match-time), so a losing
+# bot cannot turn a long match into an unscored one by playing just inside its move time.
 MATCH_WALL_CEILING_S = 3 * 3600
 # Bot-controlled text (verdict details, rejected actions' errors) is stored at most this long.
 MAX_DETAIL_CHARS = 1000
@@ -124,11 +127,13 @@ class _Clock:
     def __init__(self, control: TimeControl):
         self.control = control
         self.bank_ms = control.bank_ms
+        self.thought_s = 0.0  # every decision's time, in all: what the match ceiling's shares are held against
 
     def deadline(self, started: float) -> float:
         return started + (self.control.move_ms + self.bank_ms) / 1000
 
     def charge(self, elapsed_s: float) -> None:
+        self.thought_s += elapsed_s
         over = int(elapsed_s * 1000) - self.control.move_ms
         if over > 0:
             self.bank_ms = max(0, self.bank_ms - over)
@@ -157,12 +162,24 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
     cursors = [0] * n
     actions: list[dict[str, Any]] = []
     rejected: dict[str, Any] | None = None
-    match_deadline = time.monotonic() + (control.match_seconds(n, max_decisions) if wall_seconds is None
-                                         else wall_seconds)
+    match_seconds = control.match_seconds(n, max_decisions) if wall_seconds is None else wall_seconds
+    match_deadline = time.monotonic() + match_seconds
 
     def fail(seat: int, failure: PlayerFailure) -> None:
         verdicts[seat] = SeatVerdict(failure.verdict, failure.code, protocol.printable(failure.detail,
                                                                                        MAX_DETAIL_CHARS))
+
+    def at_ceiling(seat: int, thinking_s: float = 0.0) -> None:
+        """The ceiling passed while ``seat`` was to move (``thinking_s`` into its decision): blame the seat that
+        thought past its share of the ceiling, if one did; else the mover is stopped without blame."""
+        spent = [clock.thought_s + (thinking_s if s == seat else 0.0) for s, clock in enumerate(clocks)]
+        culprit = _over_its_share(spent, match_seconds, control)
+        if culprit is None:
+            fail(seat, _ceiling())
+        else:
+            fail(culprit, PlayerFailure(protocol.TIMEOUT, "match-time", f"thought for {spent[culprit]:.0f} s in "
+                                        f"all, more than its share of the match's {match_seconds:.0f} s wall-clock "
+                                        f"ceiling ({_share_s(match_seconds, control, n):.0f} s each)"))
 
     def pending_events(seat: int) -> list[dict[str, Any]]:
         fresh = state.events(seat, cursors[seat])
@@ -180,7 +197,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
             request_id += 1
             started = time.monotonic()
             if started >= match_deadline:
-                fail(seat, _ceiling())
+                at_ceiling(seat)
                 break
             deadline = min(clocks[seat].deadline(started), match_deadline)
             try:
@@ -199,11 +216,11 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
             except PlayerFailure as failure:
                 if failure.verdict == protocol.TIMEOUT and failure.code == "move":
                     if deadline == match_deadline and deadline < clocks[seat].deadline(started):
-                        failure = _ceiling()  # within its own clock: nobody's fault
-                    else:
-                        failure = PlayerFailure(protocol.TIMEOUT, "move", f"no answer to request {request_id} "
-                                                f"within {control.move_ms} ms plus {clocks[seat].bank_ms} ms left "
-                                                f"in the bank")
+                        at_ceiling(seat, time.monotonic() - started)  # within its own clock
+                        break
+                    failure = PlayerFailure(protocol.TIMEOUT, "move", f"no answer to request {request_id} "
+                                            f"within {control.move_ms} ms plus {clocks[seat].bank_ms} ms left "
+                                            f"in the bank")
                 fail(seat, failure)
                 break
             decisions[seat] += 1
@@ -278,6 +295,21 @@ def _start_all(players: list[Player], control: TimeControl, game: str, preset: s
             fail(seat, failure)
         if verdicts[seat].verdict != protocol.OK:
             return
+
+
+def _share_s(match_seconds: float, control: TimeControl, seats: int) -> float:
+    return max(0.0, match_seconds - control.startup_ms / 1000) / seats
+
+
+def _over_its_share(spent: list[float], match_seconds: float, control: TimeControl) -> int | None:
+    """The seat that thought longest, if that is more than its share of the ceiling. A share too small to
+    hold one full decision (move time and bank) blames nobody: then the ceiling, not any bot, is too short
+    for the time control (an operator's choice)."""
+    share = _share_s(match_seconds, control, len(spent))
+    if share < (control.move_ms + control.bank_ms) / 1000:
+        return None
+    longest = max(range(len(spent)), key=spent.__getitem__)
+    return longest if spent[longest] > share else None
 
 
 def _ceiling() -> PlayerFailure:

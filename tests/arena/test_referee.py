@@ -333,6 +333,20 @@ def test_a_match_past_its_wall_ceiling_is_aborted_without_blaming_the_bot_within
     replays.rebuild(record.replay)  # an aborted match's replay verifies
 
 
+def test_a_seat_that_thought_past_its_share_of_the_ceiling_forfeits_instead_of_aborting_the_match():
+    # Every answer is inside the move time, yet this seat alone runs the match out of wall time: a losing bot
+    # must not be able to make a long match unscored that way.
+    _, rules = resolve("bura", {"match": "deals:6"})  # at 0.4 s a decision, longer than the 3 s ceiling
+    control = TimeControl(startup_ms=1000, move_ms=500, bank_ms=0)
+    record = play_match(rules, 11, [builtin("bura", "random", 0), misbehaving("steady-slow")], preset="bura",
+                        time_control=control, wall_seconds=3)
+    fast, slow = record.result["seats"]
+    assert (slow["verdict"], slow["code"]) == (protocol.TIMEOUT, "match-time"), slow["detail"]
+    assert "share of the match's 3 s wall-clock ceiling (1 s each)" in slow["detail"]
+    assert fast["verdict"] == protocol.OK
+    assert record.result["ended_by"] == "forfeit" and record.result["ranks"] == [1, 2]
+
+
 def test_the_match_wall_ceiling_follows_the_time_control():
     assert TimeControl(startup_ms=1000, move_ms=10, bank_ms=500).match_seconds(2, max_decisions=1000) == 12.0
     assert TimeControl().match_seconds(4) == 3 * 3600

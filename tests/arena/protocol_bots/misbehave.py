@@ -7,9 +7,9 @@ deep-nesting, huge-number, nan (JSON the json module reads but that is not stand
 used), surrogate-name (announces a name holding a lone surrogate escape), close-stdin (closes its
 input after reading the hello, then answers it and stays alive), close-stdout (closes its output
 after the handshake and stays alive), close-stdin-at-request (reads its first request, then closes its
-input and stays alive without answering), stderr-flood (writes newlines to stderr without end at its first
-request), escape-keys (answers with an action holding terminal escape sequences in an unknown key and in
-its stderr).
+input and stays alive without answering), steady-slow (answers every request legally after 0.4 s),
+stderr-flood (writes newlines to stderr without end at its first request), escape-keys (answers with
+an action holding terminal escape sequences in an unknown key and in its stderr).
 """
 
 import json
@@ -124,4 +124,6 @@ while True:
             sys.stdout.write("x" * 65536)
     if MODE == "slow-then-fast" and requests == 1:
         time.sleep(0.5)
+    if MODE == "steady-slow":
+        time.sleep(0.4)
     send({"type": "action", "id": message["id"], "action": message["legal_actions"][0]})
