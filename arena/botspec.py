@@ -130,6 +130,11 @@ def _executable_entry(path: Path, label: str) -> tuple[tuple[str, ...], str]:
     with open(path, "rb") as f:
         head = f.read(256)
     if head.startswith(ELF_MAGIC):
+        loader = _elf_loader(path)
+        if loader is not None and not os.path.exists(loader):
+            raise BotSpecError(f"bot {_show(label)}: {path.name} is an ELF binary linked for the loader "
+                               f"{_show(loader)}, which the sandbox does not have; link it statically or against "
+                               f"the system's glibc")
         path.chmod(0o755)  # zips from Windows tools and Python's zipfile carry no mode bits
         return (f"./{path.name}",), NATIVE
     if not head.startswith(b"#!"):
@@ -147,6 +152,30 @@ def _executable_entry(path: Path, label: str) -> tuple[tuple[str, ...], str]:
         raise BotSpecError(f"bot {_show(label)}: {path.name} starts with #!{_show(line, quote=False)}, which needs "
                            f"{_show(name or 'nothing')}; bots may rely on {', '.join(runtimes)} or be a native binary")
     return (runtime, path.name), runtime
+
+
+def _elf_loader(path: Path) -> str | None:
+    """The program interpreter (PT_INTERP) an ELF binary names, or None (static, or headers not understood:
+    the kernel then says what is wrong when it runs)."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if len(head) < 52 or head[4] not in (1, 2) or head[5] not in (1, 2):
+            return None
+        wide, order = head[4] == 2, "<" if head[5] == 1 else ">"
+        if wide and len(head) < 64:
+            return None
+        phoff = struct.unpack_from(order + ("Q" if wide else "I"), head, 32 if wide else 28)[0]
+        phentsize, phnum = struct.unpack_from(order + "HH", head, 54 if wide else 42)
+        for index in range(min(phnum, 64)):
+            f.seek(phoff + index * phentsize)
+            entry = f.read(phentsize)
+            if len(entry) < (56 if wide else 32) or struct.unpack_from(order + "I", entry, 0)[0] != 3:  # PT_INTERP
+                continue
+            # p_offset, then p_filesz past p_vaddr and p_paddr
+            offset, size = struct.unpack_from(order + ("Q16xQ" if wide else "I8xI"), entry, 8 if wide else 4)
+            f.seek(offset)
+            return f.read(min(size, 4096)).split(b"\0", 1)[0].decode("utf-8", "replace") or None
+    return None
 
 
 def _provided(runtime: str, filename: str, label: str) -> str:

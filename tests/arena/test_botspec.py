@@ -175,6 +175,22 @@ def test_a_zipped_elf_main_without_mode_bits_is_made_executable(tmp_path):
     assert (Path(spec.directory) / "main").stat().st_mode & stat.S_IXUSR
 
 
+def test_an_elf_main_whose_loader_the_sandbox_lacks_is_refused_naming_the_loader(tmp_path):
+    # A binary built against another C library (musl, a newer glibc in another folder) would only exit 127.
+    binary = bytearray(Path("/bin/true").read_bytes())
+    loader = botspec._elf_loader(Path("/bin/true")).encode()
+    at = binary.index(loader + b"\0")
+    elsewhere = b"/lib/ld-musl-x86_64.so.1"[:len(loader)].ljust(len(loader), b"1")
+    binary[at:at + len(loader)] = elsewhere
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "main").write_bytes(bytes(binary))
+    message = refused(bot, tmp_path)
+    assert f"linked for the loader '{elsewhere.decode()}', which the sandbox does not have" in message
+    assert botspec._elf_loader(Path(stage_bot(Path("/bin/true"), tmp_path / "true").directory) / "true") \
+        == loader.decode()
+
+
 @pytest.mark.parametrize(("shebang", "command"), [
     ("#!/usr/bin/env perl\r\n", ("perl", "main")),
     ("#!/usr/bin/perl -w\n", ("perl", "main")),
