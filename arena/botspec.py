@@ -275,8 +275,9 @@ def _copy_dir_fd(dir_fd: int, target: Path, relative: str, depth: int, budget: _
         elif kind == "file":
             _copy_file_at(dir_fd, name, target / name, budget, relative=path)
         else:
+            hint = " (copy what a symlink points to instead of linking it)" if kind == "symlink" else ""
             raise BotSpecError(f"bot {_show(budget.label)}: {_show(path)} is a {kind}; a bot may hold only plain "
-                               f"files and folders (copy what a symlink points to instead of linking it)")
+                               f"files and folders{hint}")
 
 
 def _kind(mode: int) -> str:
