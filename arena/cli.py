@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import secrets
 import sys
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
 from arena import client, stats
 from arena import replay as replays
 from arena.bots import bots_for
-from arena.botspec import BotSpecError, parse_bot
+from arena.botspec import BUILTIN_PREFIX, BotSpecError, parse_bot
 from arena.cards import MAX_SEED
 from arena.games import all_presets, new_match, resolve
 from arena.games.base import RuleOptionError
@@ -152,8 +154,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     _check_outputs(args)
     matches: list[dict[str, Any]] = []
     interrupted = False
-    with tempfile.TemporaryDirectory(prefix="arena-bots-") as staging:
-        specs = [parse_bot(b, Path(staging), sorted(bots_for(game))) for b in args.bots]
+    with _staging(args.bots) as staging:
+        specs = [parse_bot(b, staging, sorted(bots_for(game))) for b in args.bots]
         if any(not spec.is_builtin for spec in specs):
             _check_sandbox(args.sandbox)
         schedule = build_schedule(preset=args.preset, overrides=overrides, bots=specs, games=args.games,
@@ -183,6 +185,28 @@ def cmd_play(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 130
     return 1 if failures else 0
+
+
+# Where built-in bots are "staged": never used (a bug that used it would fail, and write nothing).
+_NOWHERE = Path(os.devnull)
+
+
+@contextlib.contextmanager
+def _staging(bots: list[str]) -> Iterator[Path]:
+    """The folder the bots' files are copied into: the runner's own in the sandbox's state folder, removed at
+    the end or, when the runner is killed first, by the next sandbox start's sweep (sandbox/leftovers.py). A
+    run of built-ins only copies nothing, so it makes no folder and never touches the sandbox."""
+    if all(bot.startswith(BUILTIN_PREFIX) for bot in bots):
+        yield _NOWHERE
+        return
+    from sandbox import SandboxError, leftovers  # the runner is where arena meets the sandbox
+
+    with contextlib.ExitStack() as stack:
+        try:
+            folder = stack.enter_context(leftovers.owned_folder("arena"))
+        except (SandboxError, OSError) as err:
+            raise UsageError(f"cannot make a folder to copy the bots into: {err}") from None
+        yield folder
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -272,21 +296,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_showcase(args: argparse.Namespace) -> int:
     """Every preset: the built-in greedy bot against random, one duplicate pair each."""
     print("Kozyr showcase: built-in greedy against random on every preset, every seat rotation, seed 2026")
-    with tempfile.TemporaryDirectory(prefix="arena-bots-") as staging:
-        for preset, (game, rules) in all_presets().items():
-            names = sorted(bots_for(game))
-            sides = len(new_match(rules, 0).outcome()["teams"])  # one bot per team, or per seat
-            lineup = ["greedy"] + ["random"] * (sides - 1)
-            specs = [parse_bot(f"builtin:{n}", Path(staging), names) for n in lineup]
-            schedule = build_schedule(preset=preset, overrides={}, bots=specs, games=1, base_seed=2026,
-                                      duplicate=True, time_control=TimeControl(), sandbox="unsafe")
-            for result, _ in run_schedule(schedule, 1):
-                seats = ", ".join(f"{s['bot']}={p}" for s, p in zip(result["seats"], result["points"], strict=True))
-                winners = sorted({s["bot"] for s, r in zip(result["seats"], result["ranks"], strict=True) if r == 1})
-                print(f"  {preset:<15} {result['points_kind']} points: {seats}; deals {result['deals']}; "
-                      f"winner: {' & '.join(winners)}")
-                if any(s["verdict"] != OK for s in result["seats"]):
-                    return 1
+    for preset, (game, rules) in all_presets().items():
+        names = sorted(bots_for(game))
+        sides = len(new_match(rules, 0).outcome()["teams"])  # one bot per team, or per seat
+        lineup = ["greedy"] + ["random"] * (sides - 1)
+        specs = [parse_bot(f"builtin:{n}", _NOWHERE, names) for n in lineup]
+        schedule = build_schedule(preset=preset, overrides={}, bots=specs, games=1, base_seed=2026,
+                                  duplicate=True, time_control=TimeControl(), sandbox="unsafe")
+        for result, _ in run_schedule(schedule, 1):
+            seats = ", ".join(f"{s['bot']}={p}" for s, p in zip(result["seats"], result["points"], strict=True))
+            winners = sorted({s["bot"] for s, r in zip(result["seats"], result["ranks"], strict=True) if r == 1})
+            print(f"  {preset:<15} {result['points_kind']} points: {seats}; deals {result['deals']}; "
+                  f"winner: {' & '.join(winners)}")
+            if any(s["verdict"] != OK for s in result["seats"]):
+                return 1
     return 0
 
 
