@@ -14,6 +14,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -23,9 +24,19 @@ SOURCE = Path(__file__).parent / "native" / "launch.c"
 SETTING = "KOZYR_SANDBOX_NATIVE_LAUNCHER"
 
 
-@cache
+# functools.cache does not hold back a second thread while the first builds: both would compile into the same
+# temporary file, and one would exec it while the other still wrote it ("Text file busy").
+_building = threading.Lock()
+
+
 def launcher_binary() -> str | None:
     """The compiled launcher, built on first use; None when it cannot be (then Python sets up the child)."""
+    with _building:
+        return _launcher_binary()
+
+
+@cache
+def _launcher_binary() -> str | None:
     if os.environ.get(SETTING) == "0" or not SOURCE.is_file():
         return None
     source = SOURCE.read_bytes()

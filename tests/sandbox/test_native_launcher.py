@@ -75,3 +75,34 @@ def test_the_bot_inherits_no_descriptor_but_its_three_pipes(tmp_path, set_up_by,
     finally:
         for fd in spare[::2]:
             os.close(fd)
+
+
+def test_threads_asking_for_the_launcher_at_once_build_it_once_and_all_get_it(tmp_path, monkeypatch):
+    import threading
+
+    from sandbox import state
+
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here")
+    monkeypatch.setenv("KOZYR_SANDBOX_STATE_DIR", str(tmp_path / "state"))
+    state.state_dir.cache_clear()
+    native._launcher_binary.cache_clear()
+    try:
+        barrier = threading.Barrier(4)
+        answers: list[str | None] = []
+
+        def ask():
+            barrier.wait()
+            answers.append(native.launcher_binary())
+
+        threads = [threading.Thread(target=ask) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert len(answers) == 4 and len(set(answers)) == 1 and answers[0] is not None, answers
+        assert os.access(answers[0], os.X_OK)
+        assert sorted(p.name for p in (tmp_path / "state" / "bin").iterdir()) == [Path(answers[0]).name]
+    finally:
+        state.state_dir.cache_clear()
+        native._launcher_binary.cache_clear()
