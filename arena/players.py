@@ -178,6 +178,8 @@ class _StderrTail:
         # poll, not select: select refuses descriptors above 1023, which a long-lived worker reaches.
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._pending = select.poll()  # settle()'s own: it never blocks, and runs on the referee's thread
+        self._pending.register(fd, select.POLLIN)
         self._thread = threading.Thread(target=self._run, name=f"stderr-{fd}", daemon=True)
         self._thread.start()
 
@@ -232,8 +234,8 @@ class _StderrTail:
         Bounded, for bots that never stop writing."""
         with self._lock:
             if len(self._log) < STDERR_LOG_LINES:
-                for _ in range(_SETTLE_READS):
-                    if self._read_once(self.decision) is not _DATA:
+                for _ in range(_SETTLE_READS):  # poll first: most decisions find the pipe empty, no read needed
+                    if not self._pending.poll(0) or self._read_once(self.decision) is not _DATA:
                         break
             self.decision = next_decision
 
