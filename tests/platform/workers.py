@@ -16,9 +16,11 @@ import redis
 from celery import Celery
 from kombu import Connection
 
+from config.celery_settings import QUEUE_ORDER
+
 REPO = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/15")
-QUEUES = "tournament,validation,challenge,ladder,maintenance"
+QUEUES = ",".join(QUEUE_ORDER)  # the site's own order, highest priority first
 
 
 def wait_for(predicate, timeout: float, what: str, every: float = 0.25):
