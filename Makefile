@@ -31,13 +31,19 @@ browser-deps:
 	  (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 || \
 	  echo "warning: could not install chromium; the browser tests will fail"; }
 
-# The platform on the embedded defaults (SQLite, a filesystem broker, the bwrap sandbox): web server,
-# Celery worker and beat under honcho; the house bots start playing the ladder at once.
+# The platform on the embedded defaults (SQLite, an embedded Redis on a unix socket, the bwrap sandbox):
+# web server, workers, beat and the broker under supervisord, which restarts whichever crashes; the house
+# bots start playing the ladder at once.
+run: export KOZYR_VAR_DIR ?= $(CURDIR)/var
+run: export HOST ?= 127.0.0.1
+run: export PORT ?= 8000
+run: export WORKER_CONCURRENCY ?= 2
 run: $(STAMP) system-deps
 	$(BIN)/python manage.py local_setup
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
-	@echo "Kozyr is starting on http://127.0.0.1:$${PORT:-8000}/  (Ctrl-C stops everything)"
-	$(BIN)/honcho start --port $${PORT:-8000}
+	@mkdir -p "$$KOZYR_VAR_DIR/run" "$$KOZYR_VAR_DIR/log"
+	@echo "Kozyr is starting on http://$$HOST:$$PORT/  (Ctrl-C stops everything)"
+	$(BIN)/supervisord --configuration deploy/supervisord.conf
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

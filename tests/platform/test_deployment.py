@@ -4,6 +4,7 @@ network, and the image's entry point and web health check do what the compose fi
 
 from __future__ import annotations
 
+import configparser
 import copy
 import importlib.metadata
 import json
@@ -24,7 +25,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from config.celery_settings import QUEUE_ORDER
+from config.celery_settings import MAINTENANCE_QUEUE, QUEUE_ORDER
 from sandbox import Limits
 from sandbox import docker as container_backend
 
@@ -34,7 +35,7 @@ ENV_EXAMPLE = REPO / "deploy" / "env.example"
 ENTRYPOINT = REPO / "deploy" / "entrypoint.sh"
 HEALTHCHECK = REPO / "deploy" / "healthcheck.py"
 SETTINGS = REPO / "platform" / "config" / "settings.py"
-PLATFORM_SERVICES = ("migrate", "web", "worker", "beat")
+PLATFORM_SERVICES = ("migrate", "web", "worker", "maintenance", "beat")
 # Read by the entry point, gunicorn or docker compose itself, never by Django (so never KOZYR_*).
 PROCESS_VARIABLES = {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT", "WEB_CONCURRENCY",
                      "WORKER_CONCURRENCY"}
@@ -100,7 +101,7 @@ def test_compose_file_follows_the_compose_specification():
 
 def test_every_part_of_the_site_is_a_service():
     services = compose()["services"]
-    assert {"db", "redis", "migrate", "web", "worker", "beat"} <= set(services)
+    assert {"db", "redis", "migrate", "web", "worker", "maintenance", "beat"} <= set(services)
     assert services["db"]["image"].startswith("postgres:")
     assert services["redis"]["image"].startswith("redis:")
     for name in PLATFORM_SERVICES:
@@ -126,7 +127,7 @@ def test_nothing_of_the_platform_starts_before_the_database_is_migrated():
     services = compose()["services"]
     assert services["migrate"]["restart"] == "no"
     assert services["migrate"]["depends_on"]["db"]["condition"] == "service_healthy"
-    for name in ("web", "worker", "beat"):
+    for name in ("web", "worker", "maintenance", "beat"):
         waits_for = services[name]["depends_on"]
         assert waits_for["migrate"]["condition"] == "service_completed_successfully", name
         assert waits_for["db"]["condition"] == "service_healthy", name
@@ -305,12 +306,15 @@ def test_env_example_passes_every_deploy_check(tmp_path):
     assert "System check identified no issues (0 silenced)." in done.stdout
 
 
-# --- the image's entry point and the commands of the Procfile -----------------------------------------
+# --- the image's entry point and the programs of `make run` (deploy/supervisord.conf) ------------------
 
 
-def procfile() -> dict[str, str]:
-    lines = (REPO / "Procfile").read_text().splitlines()
-    return dict(line.split(": ", 1) for line in lines if line and not line.startswith("#"))
+def programs() -> dict[str, str]:
+    """program name -> its command line in the process manager's configuration."""
+    parser = configparser.RawConfigParser(inline_comment_prefixes=None)
+    parser.read(REPO / "deploy" / "supervisord.conf")
+    return {section.removeprefix("program:"): parser[section]["command"]
+            for section in parser.sections() if section.startswith("program:")}
 
 
 def queues(command: str) -> tuple[str, ...]:
@@ -342,8 +346,8 @@ def started(done: subprocess.CompletedProcess) -> tuple[str, list[str]]:
     return lines[0], [line.removeprefix("arg=") for line in lines[1:]]
 
 
-def test_worker_consumes_the_procfile_queues_in_priority_order(tmp_path, fake_programs):
-    assert queues(procfile()["worker"]) == QUEUE_ORDER
+def test_worker_consumes_the_site_queues_in_priority_order(tmp_path, fake_programs):
+    assert queues(programs()["worker"]) == QUEUE_ORDER
     head, args = started(entrypoint(tmp_path, fake_programs, "worker", SANDBOX_BACKEND="bwrap",
                                     WORKER_CONCURRENCY="5"))
     assert head == f"celery cwd={REPO / 'platform'}"
@@ -353,15 +357,26 @@ def test_worker_consumes_the_procfile_queues_in_priority_order(tmp_path, fake_pr
     assert args[args.index("--hostname") + 1] == "worker@%h"
 
 
-def test_web_and_beat_start_like_the_procfile(tmp_path, fake_programs):
-    assert "gunicorn config.wsgi --preload --chdir platform" in procfile()["web"]
+def test_a_maintenance_worker_takes_only_beats_jobs(tmp_path, fake_programs):
+    assert QUEUE_ORDER[0] == MAINTENANCE_QUEUE  # every worker takes a due job before its next match
+    assert queues(programs()["maintenance"]) == (MAINTENANCE_QUEUE,)
+    head, args = started(entrypoint(tmp_path, fake_programs, "maintenance"))
+    assert head == f"celery cwd={REPO / 'platform'}" and args[:3] == ["-A", "config", "worker"]
+    assert tuple(args[args.index("--queues") + 1].split(",")) == (MAINTENANCE_QUEUE,)
+    assert args[args.index("--hostname") + 1] == "maintenance@%h"
+    compose = yaml.safe_load(COMPOSE.read_text())
+    assert compose["services"]["maintenance"]["command"] == ["maintenance"]
+
+
+def test_web_and_beat_start_like_make_run(tmp_path, fake_programs):
+    assert "gunicorn config.wsgi --preload" in programs()["web"]
     head, args = started(entrypoint(tmp_path, fake_programs, "web"))
     assert head.startswith("gunicorn ") and args[0] == "config.wsgi"
     assert args[args.index("--chdir") + 1] == str(REPO / "platform")
     assert args[args.index("--bind") + 1] == "0.0.0.0:8000"
     assert "--preload" in args  # a bad setting stops gunicorn (test below) instead of a worker boot loop
     assert "--workers" not in args  # gunicorn reads WEB_CONCURRENCY itself
-    assert "celery -A config beat" in procfile()["beat"]
+    assert "celery -A config beat" in programs()["beat"]
     head, args = started(entrypoint(tmp_path, fake_programs, "beat"))
     assert head == f"celery cwd={REPO / 'platform'}" and args[:3] == ["-A", "config", "beat"]
     assert args[args.index("--schedule") + 1] == str(tmp_path / "var" / "celerybeat-schedule")

@@ -63,10 +63,21 @@ def test_it_defaults_to_sqlite_in_wal_mode_and_a_local_secret_kept_in_var(tmp_pa
             " settings.DEBUG)")
     done = manage("shell", "--verbosity", "0", "-c", code, tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["wal", "20000", "filesystem://", "bwrap", "False"]
+    broker = f"redis+socket://{tmp_path / 'var' / 'run' / 'broker.sock'}"  # the embedded Redis of `make run`
+    assert done.stdout.split() == ["wal", "20000", broker, "bwrap", "False"]
     assert (tmp_path / "var" / "kozyr.sqlite3").exists()
     secret = tmp_path / "var" / "secret_key"
     assert secret.stat().st_mode & 0o077 == 0
     first = secret.read_text()
     manage("check", tmp_path=tmp_path)
     assert secret.read_text() == first  # generated once, then kept
+
+
+def test_it_says_when_the_folder_is_too_deep_for_the_embedded_brokers_socket(tmp_path):
+    deep = tmp_path / ("v" * 120)
+    done = manage("check", tmp_path=tmp_path, KOZYR_VAR_DIR=str(deep))
+    assert done.returncode != 0
+    assert done.stderr.strip().startswith(f"kozyr: bad setting: KOZYR_VAR_DIR={deep}: too long a path for the "
+                                          "embedded broker's socket")
+    done = manage("check", tmp_path=tmp_path, KOZYR_VAR_DIR=str(deep), CELERY_BROKER_URL="redis://127.0.0.1:6379/9")
+    assert done.returncode == 0, done.stderr
