@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from bots import blobs
 from matches import actions
-from tests.platform.workers import Worker, flush_broker, publish_to_redis, wait_for
+from tests.platform.workers import REDIS_URL, Worker, flush_broker, publish_to_redis, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 BOT = REPO / "examples" / "bura" / "python" / "main.py"
@@ -42,7 +42,7 @@ def worker(live_server, tmp_path, settings, monkeypatch, house_bots):
     db = connection.settings_dict
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-           "CELERY_BROKER_URL": "redis://127.0.0.1:6379/15",
+           "CELERY_BROKER_URL": REDIS_URL,
            "MEDIA_ROOT": str(settings.STORAGES["default"]["OPTIONS"]["location"]),
            "KOZYR_VAR_DIR": str(tmp_path / "worker-var"), "KOZYR_SANDBOX_ALLOW_WEAK": "true",
            "KOZYR_WORKER_SELF_STOP": "false"}

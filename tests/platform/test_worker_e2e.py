@@ -20,7 +20,7 @@ from bots.models import BotVersion
 from matches import actions
 from matches.models import Match, Seat
 from tests.platform.conftest import python_bot, zip_of
-from tests.platform.workers import DatabaseProxy, Worker, flush_broker, publish_to_redis, wait_for
+from tests.platform.workers import REDIS_URL, DatabaseProxy, Worker, flush_broker, publish_to_redis, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 BOTS = Path(__file__).parent / "bots"
@@ -39,7 +39,7 @@ def workers(tmp_path, settings, monkeypatch):
         env = {**os.environ,
                "DJANGO_SETTINGS_MODULE": "config.settings",
                "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db_port or db['PORT']}/{db['NAME']}",
-               "CELERY_BROKER_URL": "redis://127.0.0.1:6379/15",
+               "CELERY_BROKER_URL": REDIS_URL,
                "MEDIA_ROOT": str(media),
                "KOZYR_VAR_DIR": str(tmp_path / f"var-{name}"),
                "KOZYR_SANDBOX_ALLOW_WEAK": "true",
