@@ -48,8 +48,9 @@ run: $(STAMP) system-deps
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# Needs PostgreSQL and Redis on 127.0.0.1 (.ci/run starts them when they are down).
+# Needs PostgreSQL and Redis on 127.0.0.1: started first when they are installed but down.
 test: $(STAMP) system-deps browser-deps lint
+	tests/start-services.sh
 	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
 
 # Figures for docs/benchmarks.md; slow, never part of `make test`.
