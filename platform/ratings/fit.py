@@ -14,15 +14,24 @@ on the sparse Hessian (Jacobi preconditioned) otherwise. It is order independent
 optimum does not depend on the order of the matches, and outcomes are canonically ordered, so the same
 results give the same numbers. A warm start (previous ratings) only saves iterations.
 
-Uncertainty: the Laplace approximation, covariance = (Fisher information / φ + prior precision)⁻¹, where
-φ is the dispersion estimated from the Pearson statistic of the units (quasi-likelihood, McCullagh &
-Nelder 1989 §4.5): draws and duplicate sets whose luck cancels make a unit's score less variable than a
-coin toss with the same odds, so φ < 1 and intervals narrow to what the data show. Intervals are for the
-rating relative to the anchor (θ − mean θ). The covariance is exact up to DENSE_LIMIT rated versions; above
-it each variance is a second-order bound from the sparse Hessian (the version's own games plus its
-opponents' uncertainty) plus the part the bound misses, solved exactly for CALIBRATION_SAMPLE versions
-spread over the table and interpolated by rating order. The difference of two versions (for LOS) is always
-exact. A version is provisional while its 95% interval is wider than ±PROVISIONAL_HALF_WIDTH Elo.
+Uncertainty: the Laplace approximation, covariance = (Fisher information / φ + prior precision)⁻¹, with φ
+the dispersion clustered by unit — a duplicate set, or a match outside any set. The pairwise outcomes of
+one match are not independent games (the seat that finished first won every one of its comparisons), so
+the likelihood is a composite (pairwise) one and its variance is the sandwich H⁻¹JH⁻¹, J = Σ u uᵀ over the
+units, u a unit's summed score vector (Liang & Zeger 1986; Varin, Reid & Firth 2011). φ is that meat
+pooled over the preset, J ≈ φ·(Fisher information): the mean over units of uᵀu over its expectation if
+the unit's comparisons were independent (a Pearson statistic with the unit as the observation,
+quasi-likelihood, McCullagh & Nelder 1989 §4.5). A preset has one table shape, so one factor serves all its
+versions, and a version's first few matches cannot make its interval collapse the way its own sandwich
+would. Between near-equal versions a k-seat free-for-all match has (k + 1)/3 times the variance its
+comparisons would have as separate games; draws and duplicate sets whose luck cancels make a unit's score
+less variable than a coin toss with the same odds, so φ < 1 and intervals narrow to what the data show.
+Intervals are for the rating relative to the anchor (θ − mean θ). The covariance is exact up to
+DENSE_LIMIT rated versions; above it each variance is a second-order bound from the sparse Hessian (the
+version's own games plus its opponents' uncertainty) plus the part the bound misses, solved exactly for
+CALIBRATION_SAMPLE versions spread over the table and interpolated by rating order. The difference of two
+versions (for LOS) is always exact. A version is provisional while its 95% interval is wider than
+±PROVISIONAL_HALF_WIDTH Elo.
 """
 
 from __future__ import annotations
@@ -154,9 +163,15 @@ def _difference_variances(hessian, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inv[a] + inv[b] - 2 * direct * inv[a] * inv[b] + own[a] + own[b] - 2 * shared
 
 
-def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *, prior_sd: float = PRIOR_SD,
-        virtual_draws: float = VIRTUAL_DRAWS, tolerance: float = 1e-4, max_iterations: int = 100) -> Ratings:
+def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
+        units: np.ndarray | None = None, prior_sd: float = PRIOR_SD, virtual_draws: float = VIRTUAL_DRAWS,
+        tolerance: float = 1e-4, max_iterations: int = 100) -> Ratings:
     """Fit the official ratings. ``previous`` (Elo values by player) is a warm start; ``tolerance`` is in Elo.
+
+    ``units`` labels each outcome row with its unit (its duplicate set, or its match outside any set): the
+    cluster of the interval's dispersion. Without it the outcomes' own ``unit`` labels are used if they
+    carry them, and otherwise every row is its own unit — right for two-sided games, too narrow for a
+    multi-seat game, whose comparisons in one match are correlated. The point estimates do not depend on it.
 
     ``prior_sd`` (Elo) and ``virtual_draws`` set the prior; ``virtual_draws=0`` with a huge ``prior_sd``
     gives the plain maximum likelihood estimate (infinite for a perfect record).
@@ -222,7 +237,9 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
             break
 
     p = _sigmoid(compact @ theta)
-    dispersion = _dispersion(score, weight, p[pattern], n)
+    if units is None:
+        units = getattr(outcomes, "unit", None)  # builders that record each row's unit
+    dispersion = _dispersion(design, score, weight, p[pattern], units)
     # the data's information scales with 1/φ; the prior's (virtual draws) does not
     hessian = hessian_of((total / dispersion + virtual) * p * (1 - p))
     covariance = None
@@ -338,12 +355,40 @@ def _lifted(hessian) -> np.ndarray:
     return hessian.toarray() + 1.0 / n
 
 
-def _dispersion(score: np.ndarray, weight: np.ndarray, p: np.ndarray, n: int) -> float:
-    """Pearson χ² over the units divided by its degrees of freedom; 1 when there are too few units."""
-    df = len(score) - n
+def _dispersion(design: sparse.csr_matrix, score: np.ndarray, weight: np.ndarray, p: np.ndarray,
+                units) -> float:
+    """The Pearson statistic of the units over its degrees of freedom; 1 when there are too few units.
+
+    A unit's score vector is u = Σ w·(s − p)·x over its rows. Were its comparisons independent, E[uᵀu] would
+    be Σ w·p(1 − p)·xᵀx; the unit's Pearson term is the ratio. It is the usual w(s − p)²/(p(1 − p)) when the
+    unit is one row, as for a two-sided match, so the per-row statistic is the special case. In a k-seat
+    match the comparisons share their seats' fortunes (the winner won them all) and the ratio is about
+    (k + 1)/3; the pooled ratio is the sandwich's meat J as a multiple of the Fisher information.
+
+    Degrees of freedom: a unit holds r = min(rows, versions − 1) independent comparisons (one for a
+    two-sided match or a duplicate pair, k − 1 for a k-seat match); the n fitted ratings absorb n of the
+    Σr, each unit's Pearson term losing its share n/Σr (its leverage, if every comparison carries the same
+    information). One row per unit gives the familiar units − n.
+    """
+    n = design.shape[1]
+    rows = len(score)
+    if units is None:
+        unit = np.arange(rows)
+    else:
+        if len(units) != rows:
+            raise ValueError(f"units: {len(units)} labels for {rows} outcome rows")
+        unit = np.unique(np.asarray(units), return_inverse=True)[1].ravel()
+    count = int(unit.max()) + 1 if rows else 0
+    member = sparse.csr_matrix((np.ones(rows), (unit, np.arange(rows))), shape=(count, rows))
+    comparisons = np.minimum(np.bincount(unit, minlength=count), np.diff((member @ abs(design)).indptr) - 1)
+    df = count * (1 - n / max(comparisons.sum(), 1))
     if df < MIN_DISPERSION_DF:
         return 1.0
-    pearson = float((weight * (score - p) ** 2 / np.maximum(p * (1 - p), 1e-12)).sum())
+    u = member @ sparse.diags(weight * (score - p)) @ design
+    squared = np.asarray(u.multiply(u).sum(axis=1)).ravel()
+    row_norm = np.asarray(design.multiply(design).sum(axis=1)).ravel()
+    expected = np.bincount(unit, weights=weight * np.maximum(p * (1 - p), 1e-12) * row_norm, minlength=count)
+    pearson = float((squared / expected).sum())
     low, high = DISPERSION_BOUNDS
     return min(max(pearson / df, low), high)
 
