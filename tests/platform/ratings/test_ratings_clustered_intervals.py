@@ -48,6 +48,11 @@ def with_units(match_ids, players, ranks, teams, units) -> tuple[Outcomes, np.nd
     return Outcomes(tuple(range(VERSIONS)), folded, built.score, built.weight, pattern), row_unit
 
 
+def per_comparison(outcomes: Outcomes):
+    """The fit with every outcome row its own unit: the estimate from before the units were clustered."""
+    return fit(outcomes, units=np.arange(outcomes.rows))
+
+
 def half_widths(ratings) -> np.ndarray:
     return np.array([ratings.rating(v).half_width for v in range(VERSIONS)])
 
@@ -60,8 +65,9 @@ def figures(ratings) -> np.ndarray:
 def test_the_recovered_units_are_the_builders_own_outcomes():
     _, seats = free_for_all(4, 300, 400, np.random.default_rng(1))
     outcomes, units = with_units(*seats)
-    assert figures(fit(outcomes)) == pytest.approx(figures(fit(Outcomes.from_seats(*seats))), abs=1e-9)
-    assert len(set(units)) == 300 and outcomes.rows == 300 * 6
+    built = Outcomes.from_seats(*seats)
+    assert figures(per_comparison(outcomes)) == pytest.approx(figures(per_comparison(built)), abs=1e-9)
+    assert len(set(units)) == 300 and outcomes.rows == built.rows == 300 * 6
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 6])
@@ -71,13 +77,13 @@ def test_a_k_seat_match_widens_the_intervals_by_its_design_effect(seats):
     # much as its comparisons counted one by one. The clustered dispersion finds it; the ratings stay put.
     _, arrays = free_for_all(seats, 60 * VERSIONS // seats, 200, np.random.default_rng(seats))
     outcomes, units = with_units(*arrays)
-    clustered, per_comparison = fit(outcomes, units=units), fit(outcomes)
+    clustered, separate = fit(outcomes, units=units), per_comparison(outcomes)
     effect = (seats + 1) / 3
-    assert clustered.dispersion / per_comparison.dispersion == pytest.approx(effect, rel=0.03)
-    ratio = half_widths(clustered) / half_widths(per_comparison)
+    assert clustered.dispersion / separate.dispersion == pytest.approx(effect, rel=0.03)
+    ratio = half_widths(clustered) / half_widths(separate)
     # the prior's virtual draws are not scaled by φ, so the widening is a little under √effect
     assert np.all(ratio <= np.sqrt(effect) + 1e-9) and np.all(ratio >= 0.97 * np.sqrt(effect))
-    assert clustered.elo() == per_comparison.elo()
+    assert clustered.elo() == separate.elo()
 
 
 def test_six_seat_intervals_cover_the_true_ratings():
@@ -88,26 +94,26 @@ def test_six_seat_intervals_cover_the_true_ratings():
     for _ in range(30):
         true, arrays = free_for_all(6, 40 * VERSIONS // 6, 600, rng)
         outcomes, units = with_units(*arrays)
-        for name, ratings in (("clustered", fit(outcomes, units=units)), ("per comparison", fit(outcomes))):
+        for name, ratings in (("clustered", fit(outcomes, units=units)), ("per comparison", per_comparison(outcomes))):
             error = np.array([ratings.rating(v).rating - BASE for v in range(VERSIONS)]) - (true - true.mean())
             covered[name].extend(np.abs(error) <= half_widths(ratings))
     assert np.mean(covered["clustered"]) >= 0.93
     assert np.mean(covered["per comparison"]) <= 0.85
 
 
-def test_a_unit_of_one_row_keeps_the_per_row_statistic():
-    # two-sided matches, alone or in duplicate pairs: a unit is one outcome row (a pair's two games compare
-    # the same versions, so they merge), and clustering changes nothing
+def test_two_sided_matches_and_duplicate_pairs_keep_the_per_row_statistic():
+    # a two-sided match is one comparison, and the two games of a duplicate pair (the same versions, seats
+    # swapped) merge into one row: every unit is one row, and clustering changes nothing
     rng = np.random.default_rng(5)
-    first, second = rng.integers(0, 6, 400), rng.integers(0, 6, 400)
-    keep = first != second
-    first, second = first[keep], second[keep]
-    score = rng.choice([0.0, 0.5, 1.0], len(first))
-    sets = np.arange(len(first)) // 2
-    for duplicate_set in (None, sets):
-        outcomes = Outcomes.from_pairs(np.arange(len(first)), first, second, score, duplicate_set)
-        clustered = fit(outcomes, units=np.arange(outcomes.rows)[::-1])
-        assert figures(clustered) == pytest.approx(figures(fit(outcomes)), abs=1e-9)
+    table = np.repeat(np.argsort(rng.random((200, VERSIONS)), axis=1)[:, :2], 2, axis=0)
+    table[1::2] = table[1::2, ::-1]
+    score = rng.choice([0.0, 0.5, 1.0], 400)
+    ranks = np.stack([np.where(score == 0, 2, 1), np.where(score == 1, 2, 1)], axis=1)  # a draw: 1 and 1
+    match_ids = np.repeat(np.arange(400), 2)
+    for unit in (match_ids, match_ids // 2):  # lone matches, then duplicate pairs
+        outcomes, units = with_units(match_ids, table.ravel(), ranks.ravel(), np.tile([0, 1], 400), unit)
+        assert outcomes.rows == len(set(units))
+        assert figures(fit(outcomes, units=units)) == pytest.approx(figures(per_comparison(outcomes)), abs=1e-9)
 
 
 def test_the_clustered_dispersion_is_each_units_squared_score_over_its_expectation():
@@ -137,6 +143,6 @@ def test_units_the_outcomes_record_are_used_and_a_wrong_count_is_refused():
 
     recorded = Recorded(outcomes.players, outcomes.design, outcomes.score, outcomes.weight, outcomes.pattern, units)
     assert fit(recorded).table() == fit(outcomes, units=units).table()
-    assert fit(recorded).dispersion > 1.5 * fit(outcomes).dispersion
+    assert fit(recorded).dispersion > 1.5 * per_comparison(outcomes).dispersion
     with pytest.raises(ValueError, match="units: 10 labels for 1200 outcome rows"):
         fit(outcomes, units=units[:10])
