@@ -238,7 +238,7 @@ def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
 
     p = _sigmoid(compact @ theta)
     if units is None:
-        units = getattr(outcomes, "unit", None)  # builders that record each row's unit
+        units = outcomes.unit  # the builders record each row's unit
     dispersion = _dispersion(design, score, weight, p[pattern], units)
     # the data's information scales with 1/φ; the prior's (virtual draws) does not
     hessian = hessian_of((total / dispersion + virtual) * p * (1 - p))

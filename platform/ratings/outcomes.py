@@ -48,6 +48,7 @@ class Outcomes:
     score: np.ndarray
     weight: np.ndarray
     pattern: np.ndarray  # rows comparing the same players the same way (in different units) share a pattern
+    unit: np.ndarray | None = None  # each row's unit (duplicate set, or lone match): the cluster of fit's dispersion
 
     @property
     def rows(self) -> int:
@@ -162,13 +163,14 @@ class Outcomes:
         ga, gb, gscore = (groups // size) % size, groups % size, total / np.maximum(weight, 1.0)
         order = np.lexsort((weight, gscore, gb, ga))
         ga, gb, gscore, weight = ga[order], gb[order], gscore[order], weight[order]
+        row_unit = (groups // size // size)[order]
         rows = len(ga)
         indices = np.stack([ga, gb], axis=1).ravel()
         data = np.tile(np.array([1.0, -1.0]), rows)
         indptr = np.arange(0, 2 * rows + 1, 2, dtype=np.int64)
         design = sparse.csr_matrix((data, indices, indptr), shape=(rows, len(players_arr)))
         _, pattern = np.unique(ga * len(players_arr) + gb, return_inverse=True)
-        return cls(tuple(players_arr.tolist()), design, gscore, weight, pattern.ravel().astype(np.int64))
+        return cls(tuple(players_arr.tolist()), design, gscore, weight, pattern.ravel().astype(np.int64), row_unit)
 
 
 def _sorted(items) -> list:
@@ -189,7 +191,8 @@ def _build(match: np.ndarray, player: np.ndarray, players: tuple, ranks: np.ndar
            unit: np.ndarray, labels: list) -> Outcomes:
     """Outcomes from seat arrays: match index, player index, rank and team label per seat; unit per match."""
     n_players = len(players)
-    empty = Outcomes(players, sparse.csr_matrix((0, n_players)), np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    empty = Outcomes(players, sparse.csr_matrix((0, n_players)), np.zeros(0), np.zeros(0), np.zeros(0, np.int64),
+                     np.zeros(0, np.int64))
     if len(match) == 0:
         return empty
     # sides: (match, team); np.unique sorts them by match, then team
@@ -266,4 +269,4 @@ def _build(match: np.ndarray, player: np.ndarray, players: tuple, ranks: np.ndar
                                   np.concatenate([[0], np.cumsum(filled.sum(axis=1))])),
                                  shape=(n_patterns, n_players))
     return Outcomes(players, patterns[group_pattern[order]], group_score[order], total[order],
-                    group_pattern[order].astype(np.int64))
+                    group_pattern[order].astype(np.int64), (groups // n_patterns)[order])

@@ -146,3 +146,15 @@ def test_units_the_outcomes_record_are_used_and_a_wrong_count_is_refused():
     assert fit(recorded).dispersion > 1.5 * per_comparison(outcomes).dispersion
     with pytest.raises(ValueError, match="units: 10 labels for 1200 outcome rows"):
         fit(outcomes, units=units[:10])
+
+
+def test_the_builders_record_each_rows_unit_so_the_sites_refit_is_clustered():
+    # What refit_preset fits: the builder's outcomes as they are, with no units passed.
+    _, arrays = free_for_all(6, 60 * VERSIONS // 6, 200, np.random.default_rng(6))
+    outcomes, units = with_units(*arrays)
+    built = Outcomes.from_seats(*arrays)
+    assert built.unit is not None and len(np.unique(built.unit)) == len(np.unique(units))
+    assert fit(built).dispersion == pytest.approx(fit(outcomes, units=units).dispersion, rel=1e-9)
+    assert fit(built).dispersion > 1.5 * per_comparison(built).dispersion
+    pairs = Outcomes.from_pairs([0, 1, 2], [0, 1, 2], [1, 2, 0], [1.0, 0.0, 0.5], duplicate_set=["a", "a", "b"])
+    assert pairs.unit is not None and len(pairs.unit) == pairs.rows
