@@ -8,12 +8,13 @@ from rest_framework import serializers, status
 from rest_framework.exceptions import AuthenticationFailed, NotFound, ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
 from accounts.auth import ApiTokenAuthentication
+from accounts.limits import ClientAddressThrottle, RateLimited, throttled
 from accounts.models import ApiToken, User
+from accounts.throttle import LoginAttempt
 from config.api import reject_unknown_fields
 
 
@@ -74,22 +75,28 @@ class MeView(APIView):
 
 
 class TokenLoginView(APIView):
-    """Exchange a username and password for a new named token (what `arena login` does)."""
+    """Exchange a username and password for a new named token (what `arena login` does). Limited like the
+    web log-in (accounts/throttle.py): per address, and per account without locking its owner out."""
 
     permission_classes = [AllowAny]
     authentication_classes = [ApiTokenAuthentication]  # so a failed log-in answers 401 with WWW-Authenticate
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "login"
 
     @extend_schema(request=LoginSerializer, responses={201: CreatedTokenSerializer}, summary="Log in for a token")
     def post(self, request):
         reject_unknown_fields(LoginSerializer, request.data)
         form = LoginSerializer(data=request.data)
         form.is_valid(raise_exception=True)
+        attempt = LoginAttempt(request, form.validated_data["username"])
+        try:
+            attempt.begin()
+        except RateLimited as err:
+            raise throttled(err) from None
         user = authenticate(request, username=form.validated_data["username"],
                             password=form.validated_data["password"])
         if user is None:
+            attempt.failed()
             raise AuthenticationFailed("wrong username or password (or the account is suspended)")
+        attempt.succeeded()
         try:
             token, secret = do_create_token(user, form.validated_data["name"],
                                             form.validated_data.get("expires_in_days"))
@@ -100,7 +107,7 @@ class TokenLoginView(APIView):
 
 class TokenListView(APIView):
     permission_classes = [IsAuthenticated]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ClientAddressThrottle]
     throttle_scope = "write"
 
     def get_throttles(self):

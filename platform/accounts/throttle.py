@@ -1,33 +1,116 @@
-"""Log-in throttling for the web form: after too many failures from one address, wait."""
+"""Log-in limits, one policy for the web form and the API's token log-in (what ``arena login`` calls).
+
+Addresses are :func:`accounts.limits.client_key` (the trusted proxies' view; an IPv6 /64 counts as one).
+In a sliding window of 10 minutes:
+
+1. **Per address.** An address may fail 10 log-ins, whatever the accounts; then every log-in from it is
+   refused (429) until its failures slide out. One machine can neither guess one password nor try many
+   accounts.
+2. **Per account.** An account that failed 20 log-ins, from all addresses together, is *under attack*.
+   While it is, an address may try it once per window: a distributed attacker gets one guess per address
+   instead of ten.
+3. **Known addresses.** An address that logged in to the account in the last 30 days is known for it: it
+   is limited by its own failures for that account only (10), under attack or not, and rule 1 does not
+   apply to it.
+
+Why nobody elsewhere can lock the owner out: rule 1 counts an address's own failures, rule 2 never
+refuses an address's first try at the account, rule 3 counts only the pair's own failures. So a correct
+password from an address that has not failed for the account in the window (and has not failed 10 times
+itself) always succeeds, whatever other addresses did; and from an address it has logged in from before,
+even after a few typos (tests/platform/test_login_limits.py). A success takes back its own provisional
+count but never clears earlier failures: an attacker logging in to an account of their own between
+guesses would reset their address.
+"""
 
 from __future__ import annotations
 
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
+from django.core.exceptions import NON_FIELD_ERRORS
 
-MAX_FAILURES = 10
+from accounts.limits import Counter, Limit, RateLimited, account_key, client_key, in_words
+
 WINDOW_SECONDS = 600
+PER_ADDRESS = Limit("login-address", 10, WINDOW_SECONDS, "failed log-ins from one address")
+PER_PAIR = Limit("login-pair", 10, WINDOW_SECONDS, "failed log-ins to one account from one address")
+PER_ACCOUNT = Limit("login-account", 20, WINDOW_SECONDS, "failed log-ins to one account")
+UNDER_ATTACK_TRIES = 1  # per address and window, at an account under attack, from an address not known for it
+KNOWN_SECONDS = 30 * 86400
 
 
-def _key(request) -> str:
-    return f"login-failures:{request.META.get('REMOTE_ADDR', '?')}"
+class LoginAttempt:
+    """One log-in: ``begin()`` before the password is checked (RateLimited when refused), then
+    ``failed()`` or ``succeeded()``."""
+
+    def __init__(self, request, username: str):
+        self.address = client_key(request)
+        self.account = account_key(username)
+        self.pair = f"{self.account}:{self.address}"
+        self.held: list[tuple[Counter, str]] = []
+
+    @property
+    def known_key(self) -> str:
+        return f"kz-login-known:{self.pair}"
+
+    def begin(self) -> None:
+        """Count the attempt as a failure before checking it (so concurrent guesses cannot all slip under
+        the limit), or refuse it counting nothing."""
+        if cache.get(self.known_key):
+            pair = Counter(PER_PAIR, self.pair)
+            self.held = [(pair, self._take(pair, "Too many failed log-ins to this account from your address"))]
+            return
+        address = Counter(PER_ADDRESS, self.address)
+        self.held = [(address, self._take(address, "Too many failed log-ins from your address"))]
+        pair = Counter(PER_PAIR, self.pair, count=UNDER_ATTACK_TRIES)
+        self.held.append((pair, pair.add()))
+        if pair.used() > UNDER_ATTACK_TRIES and Counter(PER_ACCOUNT, self.account).used() >= PER_ACCOUNT.count:
+            self._release()
+            wait = pair.wait()
+            raise RateLimited(f"Too many failed log-ins to this account from many addresses: while they go on, an "
+                              f"address it has not logged in from gets one try per {WINDOW_SECONDS // 60} minutes. "
+                              f"Try again in {in_words(wait)}, or from an address you have logged in from before.",
+                              wait)
+
+    @staticmethod
+    def _take(counter: Counter, what: str) -> str:
+        try:
+            return counter.take()
+        except RateLimited as err:
+            raise RateLimited(f"{what} (at most {counter.limit.count} per {WINDOW_SECONDS // 60} minutes); "
+                              f"try again in {in_words(err.wait)}.", err.wait) from None
+
+    def _release(self) -> None:
+        for counter, key in self.held:
+            counter.remove(key)
+        self.held = []
+
+    def failed(self) -> None:
+        self.held = []  # the provisional counts stay: they were failures
+        Counter(PER_ACCOUNT, self.account).add()
+
+    def succeeded(self) -> None:
+        self._release()
+        cache.set(self.known_key, True, KNOWN_SECONDS)
 
 
 class ThrottledLoginView(LoginView):
     def post(self, request, *args, **kwargs):
-        if cache.get(_key(request), 0) >= MAX_FAILURES:
-            form = self.get_form()
-            form.errors.clear()
-            form.add_error(None, f"Too many failed log-ins from your address; try again in "
-                                 f"{WINDOW_SECONDS // 60} minutes.")
-            return self.render_to_response(self.get_context_data(form=form), status=429)
+        self.attempt = LoginAttempt(request, request.POST.get("username", ""))
+        try:
+            self.attempt.begin()
+        except RateLimited as err:
+            # An unbound form: a bound one would check the password while showing the refusal.
+            form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")[:150]})
+            form.errors[NON_FIELD_ERRORS] = form.error_class([str(err)], error_class="nonfield")
+            response = self.render_to_response(self.get_context_data(form=form), status=429)
+            response["Retry-After"] = str(err.wait)
+            return response
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form):
-        key = _key(self.request)
-        cache.add(key, 0, WINDOW_SECONDS)
-        try:
-            cache.incr(key)
-        except ValueError:
-            cache.set(key, 1, WINDOW_SECONDS)
+        self.attempt.failed()
         return super().form_invalid(form)
+
+    def form_valid(self, form):
+        self.attempt.succeeded()
+        return super().form_valid(form)

@@ -59,6 +59,12 @@ try:
     SANDBOX_ALLOW_WEAK = env.bool("KOZYR_SANDBOX_ALLOW_WEAK", not PRODUCTION)
     WORKER_CACHE_MB = env.int("KOZYR_WORKER_CACHE_MB", 512, 16, 1_000_000)
     UPLOAD_MAX_MB = env.int("KOZYR_UPLOAD_MAX_MB", 8, 1, 512)
+    # Per-user caps, checked by bots/actions.py on every path (staff and the house-bot account are exempt).
+    MAX_BOTS_PER_USER = env.int("KOZYR_MAX_BOTS_PER_USER", 20, 1, 100_000)
+    MAX_PENDING_VERSIONS = env.int("KOZYR_MAX_PENDING_VERSIONS", 3, 1, 1000)
+    # Reverse proxies in front of the site that append the client's address to X-Forwarded-For: the client
+    # address is the one the outermost appended (accounts/limits.py). 0: REMOTE_ADDR, the header is ignored.
+    TRUSTED_PROXIES = env.int("KOZYR_TRUSTED_PROXIES", 1 if PRODUCTION else 0, 0, 10)
     LEASE_SECONDS = env.int("KOZYR_LEASE_SECONDS", 60, 5, 3600)
     MAX_ATTEMPTS = env.int("KOZYR_MAX_ATTEMPTS", 3, 1, 20)
     LADDER_QUEUE_DEPTH = env.int("KOZYR_LADDER_QUEUE_DEPTH", 4, 0, 10_000)
@@ -202,7 +208,11 @@ REST_FRAMEWORK = {
                                 "rest_framework.filters.OrderingFilter"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
-    "DEFAULT_THROTTLE_RATES": {"login": "10/min", "upload": "20/hour", "write": "120/min", "challenge": "30/hour"},
+    # upload, new-bot and signup are shared by the API and the pages (accounts/limits.py); log-ins have their
+    # own policy (accounts/throttle.py).
+    "DEFAULT_THROTTLE_RATES": {"upload": "20/hour", "new-bot": "10/hour", "signup": "10/hour", "write": "120/min",
+                               "challenge": "30/hour"},
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
