@@ -13,6 +13,7 @@ from arena import protocol
 from arena.bots import bots_for
 from arena.games import GAME_MODULES
 from bots import blobs
+from bots.limits import check_bot_cap, check_pending_cap
 from bots.models import NAME_HELP, NAME_RULE, Bot, BotVersion, presets_of
 from bots.upload import CheckedUpload
 
@@ -70,6 +71,7 @@ def do_create_bot(owner, *, game: str, name: str, description: str = "", presets
     chosen = check_presets(game, presets or [])
     try:
         with transaction.atomic():
+            check_bot_cap(owner)  # inside: it locks the owner's row, so concurrent creations count in turn
             return Bot.objects.create(owner=owner, game=game, name=name, description=description, presets=chosen)
     except IntegrityError:  # a concurrent request took the name between the check and the insert
         raise BotError(f"the name {name!r} is taken", "name") from None
@@ -97,8 +99,10 @@ def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
     current = bot.current_version
     if current is not None and current.sha256 == upload.sha256:
         raise BotError(f"this file is the current version (v{current.number}) already", "file")
+    check_pending_cap(bot.owner)  # before storing anything
     blobs.put("bots", upload.data)  # by content: idempotent, and never deletes an older version's file
     with transaction.atomic():
+        check_pending_cap(bot.owner)  # again, with the owner's row locked: concurrent uploads count in turn
         locked = Bot.objects.select_for_update().get(pk=bot.pk)
         number = (locked.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
         version = BotVersion.objects.create(bot=locked, number=number, sha256=upload.sha256, size=upload.size,

@@ -7,17 +7,19 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from accounts import limits
+from accounts.limits import ClientAddressThrottle, RateLimited, throttled
 from arena.games import all_presets
 from bots import blobs
 from bots.access import access_bot, access_version, can_see_private
 from bots.actions import BotError, do_create_bot, do_retire_version, do_update_bot, do_upload_version
+from bots.limits import CapReached
 from bots.models import GAME_CHOICES, NAME_HELP, Bot, BotVersion
 from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
 from config.api import reject_unknown_fields
@@ -25,6 +27,13 @@ from config.api import reject_unknown_fields
 
 def as_validation_error(err: BotError) -> ValidationError:
     return ValidationError({err.field or "non_field_errors": [str(err)]})
+
+
+class CapExceeded(APIException):
+    """A per-user cap (bots/limits.py): 403, the message names the cap."""
+
+    status_code = status.HTTP_403_FORBIDDEN
+    default_code = "cap_reached"
 
 
 class VersionSerializer(serializers.ModelSerializer):
@@ -110,7 +119,7 @@ class BotListView(generics.ListCreateAPIView):
     throttle_scope = "write"
 
     def get_throttles(self):
-        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+        return [ClientAddressThrottle()] if self.request.method == "POST" else []
 
     def get_queryset(self):
         return Bot.objects.select_related("owner", "current_version").all()
@@ -119,9 +128,16 @@ class BotListView(generics.ListCreateAPIView):
         reject_unknown_fields(BotCreateSerializer, request.data)
         form = BotCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
+        try:  # the same allowance as /bots/new/; only bots really created spend it
+            spent = limits.spend(limits.bot_creations(), request.user.pk)
+        except RateLimited as err:
+            raise throttled(err) from None
         try:
             bot = do_create_bot(request.user, **form.validated_data)
-        except BotError as err:
+        except (BotError, CapReached) as err:
+            limits.give_back(limits.bot_creations(), request.user.pk, spent)
+            if isinstance(err, CapReached):
+                raise CapExceeded(str(err)) from None
             raise as_validation_error(err) from None
         return Response(BotSerializer(bot, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
@@ -131,7 +147,7 @@ class BotDetailView(APIView):
     throttle_scope = "write"
 
     def get_throttles(self):
-        return [ScopedRateThrottle()] if self.request.method != "GET" else []
+        return [ClientAddressThrottle()] if self.request.method != "GET" else []
 
     @extend_schema(responses=BotSerializer, summary="A bot")
     def get(self, request, name: str):
@@ -154,10 +170,6 @@ class BotDetailView(APIView):
 class VersionListView(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
     parser_classes = [MultiPartParser, FormParser]
-    throttle_scope = "upload"
-
-    def get_throttles(self):
-        return [ScopedRateThrottle()] if self.request.method == "POST" else []
 
     @extend_schema(responses=VersionSerializer(many=True), summary="A bot's versions, newest first")
     def get(self, request, name: str):
@@ -168,6 +180,10 @@ class VersionListView(APIView):
     @extend_schema(request=UploadSerializer, responses={201: VersionSerializer},
                    summary="Upload a new version (multipart field 'file'); it is validated by a short match")
     def post(self, request, name: str):
+        try:  # every attempt counts, refused ones too (or the checks become a free oracle); shared with the pages
+            limits.spend(limits.uploads(), request.user.pk)
+        except RateLimited as err:
+            raise throttled(err) from None
         bot = access_bot(request.user, name, for_change=True)
         reject_unknown_fields(UploadSerializer, request.data)
         upload = request.FILES.get("file")
@@ -181,6 +197,8 @@ class VersionListView(APIView):
             raise ValidationError({"file": [str(err)]}) from None
         except BotError as err:
             raise as_validation_error(err) from None
+        except CapReached as err:
+            raise CapExceeded(str(err)) from None
         return Response(VersionSerializer(version, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 

@@ -12,12 +12,15 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts import limits
 from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
+from accounts.limits import RateLimited
 from accounts.models import ApiToken
 from arena.games import GAME_MODULES, all_presets
 from arena.games.options import describe
 from bots.access import access_bot, can_see_private
 from bots.actions import BotError, do_create_bot, do_update_bot, do_upload_version
+from bots.limits import CapReached
 from bots.models import Bot
 from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
 from config.api import error_body
@@ -50,9 +53,21 @@ def home(request):
     })
 
 
+def _refused(request, template: str, context: dict, err: RateLimited):
+    """A form refused by a rate limit: the page again, the reason beside the field, 429 and Retry-After."""
+    response = render(request, template, context, status=429)
+    response["Retry-After"] = str(err.wait)
+    return response
+
+
 def signup(request):
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        try:  # only accounts really created count
+            limits.spend(limits.signups(), limits.client_key(request))
+        except RateLimited as err:
+            form.add_error(None, str(err))
+            return _refused(request, "registration/signup.html", {"form": form}, err)
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create your first bot below.")
@@ -103,7 +118,7 @@ def _store_upload(request, bot: Bot, uploaded, form) -> bool:
     try:
         data = read_limited(uploaded.chunks(), max_upload_bytes())
         do_upload_version(bot, check_upload(uploaded.name, data))
-    except (UploadRejected, BotError) as err:
+    except (UploadRejected, BotError, CapReached) as err:
         form.add_error("file", str(err))
         return False
     return True
@@ -113,11 +128,23 @@ def _store_upload(request, bot: Bot, uploaded, form) -> bool:
 def bot_new(request):
     form = NewBotForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
+        # The API's allowances (accounts/limits.py): the same counters, whichever way a bot comes in.
+        try:
+            spent = limits.spend(limits.bot_creations(), request.user.pk)
+        except RateLimited as err:
+            form.add_error("name", str(err))
+            return _refused(request, "web/bot_new.html", {"form": form}, err)
+        try:
+            limits.spend(limits.uploads(), request.user.pk)
+        except RateLimited as err:
+            limits.give_back(limits.bot_creations(), request.user.pk, spent)
+            form.add_error("file", str(err))
+            return _refused(request, "web/bot_new.html", {"form": form}, err)
         with transaction.atomic():
             try:
                 bot = do_create_bot(request.user, game=form.cleaned_data["game"], name=form.cleaned_data["name"],
                                     description=form.cleaned_data["description"])
-            except BotError as err:
+            except (BotError, CapReached) as err:
                 form.add_error(err.field if err.field in form.fields else None, str(err))
                 bot = None
             if bot is not None and not _store_upload(request, bot, form.cleaned_data["file"], form):
@@ -126,6 +153,7 @@ def bot_new(request):
         if bot is not None:
             messages.success(request, "Uploaded. Your bot is playing its validation match now.")
             return redirect("bot", name=bot.name)
+        limits.give_back(limits.bot_creations(), request.user.pk, spent)  # no bot was made
     return render(request, "web/bot_new.html", {"form": form})
 
 
@@ -133,15 +161,23 @@ def bot_detail(request, name: str):
     bot = access_bot(request.user, name)
     owner_view = can_see_private(request.user, bot) and request.user.pk == bot.owner_id
     form = UploadForm(request.POST or None, request.FILES or None)
+    refused = None
     if request.method == "POST":
         if not owner_view:
             raise Http404("no such bot")
         if "deactivate" in request.POST or "activate" in request.POST:
             do_update_bot(bot, active="activate" in request.POST)
             return redirect("bot", name=bot.name)
-        if form.is_valid() and _store_upload(request, bot, form.cleaned_data["file"], form):
-            messages.success(request, "Uploaded. The new version is playing its validation match now.")
-            return redirect("bot", name=bot.name)
+        if form.is_valid():
+            try:  # the API's upload allowance: the same counter (refused uploads count there too)
+                limits.spend(limits.uploads(), request.user.pk)
+            except RateLimited as err:
+                form.add_error("file", str(err))
+                refused = err
+            else:
+                if _store_upload(request, bot, form.cleaned_data["file"], form):
+                    messages.success(request, "Uploaded. The new version is playing its validation match now.")
+                    return redirect("bot", name=bot.name)
     versions = list(bot.versions.select_related("validation_match").order_by("-number")[:50])
     matches = _recent_matches(Match.objects.filter(seats__version__bot=bot).distinct())
     ratings = list(Rating.objects.filter(bot=bot, version_id=bot.current_version_id).order_by("preset"))
@@ -151,11 +187,12 @@ def bot_detail(request, name: str):
                   RatingSnapshot.objects.filter(bot=bot, preset=preset).order_by("at")[:500]]
         if points:
             histories.append({"preset": preset, "svg": rating_history(points, f"{bot.name} on {preset}")})
-    return render(request, "web/bot_detail.html", {"bot": bot, "versions": versions, "matches": matches,
-                                                   "ratings": ratings, "histories": histories,
-                                                   "opponents": head_to_head_table(bot),
-                                                   "owner_view": can_see_private(request.user, bot),
-                                                   "can_upload": owner_view, "form": form})
+    context = {"bot": bot, "versions": versions, "matches": matches, "ratings": ratings, "histories": histories,
+               "opponents": head_to_head_table(bot), "owner_view": can_see_private(request.user, bot),
+               "can_upload": owner_view, "form": form}
+    if refused is not None:
+        return _refused(request, "web/bot_detail.html", context, refused)
+    return render(request, "web/bot_detail.html", context)
 
 
 def head_to_head_table(bot: Bot, limit: int = 8) -> list[dict]:
