@@ -17,6 +17,12 @@ from kombu import Exchange, Queue
 # (deploy/supervisord.conf, docker-compose.yml, docs/operations.md).
 QUEUE_ORDER = ("maintenance", "tournament", "validation", "challenge", "ladder")
 MAINTENANCE_QUEUE = "maintenance"
+# Within each queue, messages by priority: on Redis the lower number is taken first, and the worker asks
+# for every queue's urgent messages before any queue's others. Beat's jobs and retried matches (a dead
+# worker's, an infrastructure failure's) are urgent; a new match is not, so a retried ladder match is not
+# sent to the back of a ladder queue kept 30 deep.
+RETRY_PRIORITY = 0
+MATCH_PRIORITY = 3
 MATCH_HARD_CAP_SECONDS = 2 * 3600  # no match, however slow its bots, holds a worker longer than this
 
 # One direct exchange per queue, so a message published to a queue lands in that queue only.
@@ -35,6 +41,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": MATCH_HARD_CAP_SECONDS + 1800,
     "queue_order_strategy": "priority",
+    "priority_steps": [RETRY_PRIORITY, MATCH_PRIORITY],
 }
 CELERY_BEAT_SCHEDULE = {
     "recover-matches": {"task": "matches.tasks.recover_matches", "schedule": 15.0,

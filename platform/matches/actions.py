@@ -108,11 +108,14 @@ def publish_on_commit(match: Match) -> None:
     transaction.on_commit(lambda: publish(match_id, queue))
 
 
-def publish(match_id: int, queue: str) -> None:
+def publish(match_id: int, queue: str, retry: bool = False) -> None:
+    """Send the wake-up call. A ``retry`` (a match given back after its worker died or failed) goes ahead of
+    every new match, so a crash costs its match a lease, not a place at the back of full queues."""
+    from config.celery_settings import RETRY_PRIORITY
     from matches.tasks import play_match
 
     try:
-        play_match.apply_async((match_id,), queue=queue)
+        play_match.apply_async((match_id,), queue=queue, **({"priority": RETRY_PRIORITY} if retry else {}))
     except Exception as err:  # the broker is down: the row stays queued and recover_matches sends it again
         log.warning("could not publish match %s (%s); it will be published again", match_id, err)
 
@@ -210,7 +213,7 @@ def _requeue_or_fail(match: Match, reason: str) -> None:
         match.status = Match.Status.QUEUED
         match.published_at = timezone.now()
         match.save(update_fields=["status", "lease_owner", "lease_expires", "failure", "published_at"])
-        publish_on_commit(match)
+        transaction.on_commit(functools.partial(publish, match.pk, match.queue, retry=True))
 
 
 def run_failure_hooks(match: Match) -> None:

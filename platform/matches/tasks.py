@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection, connections
 
 from bots.blobs import BlobCorrupt, BlobMissing
+from config.celery_settings import MATCH_PRIORITY
 from matches import actions
 from matches.models import Match
 
@@ -67,7 +68,7 @@ def lease_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True, priority=MATCH_PRIORITY)
 def play_match(match_id: int) -> str:
     from matches.play import play, store_logs, store_replay
     from matches.signals import sandbox_problem
@@ -81,7 +82,9 @@ def play_match(match_id: int) -> str:
     if settings.SEPARATE_ROTATIONS and sibling_running_here(match_id):
         # The same deal with the seats rotated is being played on this machine: two sandboxes side by side
         # could signal each other through what they share (docs/sandbox.md), so play it after, or elsewhere.
-        play_match.apply_async((match_id,), queue=Match.objects.get(pk=match_id).queue, countdown=SIBLING_DELAY)
+        priority = (play_match.request.delivery_info or {}).get("priority")  # a retry stays a retry
+        play_match.apply_async((match_id,), queue=Match.objects.get(pk=match_id).queue, countdown=SIBLING_DELAY,
+                               **({"priority": priority} if priority is not None else {}))
         return "deferred"
     owner = lease_owner()
     match = actions.claim(match_id, owner)

@@ -1,0 +1,108 @@
+"""Recovery on a busy site: real workers and a real beat on Redis and PostgreSQL, the ladder 30 deep, so the
+match queues are never empty. A worker SIGKILLed mid-match has its match finished by another worker within
+its lease plus a minute: beat's jobs are taken before the next match (QUEUE_ORDER puts `maintenance` first),
+even with no worker dedicated to them, as an operator who starts workers by hand may run the site."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from matches.models import Match
+from tests.platform.workers import REDIS_URL, Worker, flush_broker, wait_for
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+REPO = Path(__file__).resolve().parents[2]
+LEASE_SECONDS = 10
+LADDER_DEPTH = 30
+
+
+def site_env(tmp_path: Path, settings, name: str) -> dict[str, str]:
+    db = connection.settings_dict
+    return {**os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+            "CELERY_BROKER_URL": REDIS_URL,
+            "MEDIA_ROOT": str(settings.STORAGES["default"]["OPTIONS"]["location"]),
+            "KOZYR_VAR_DIR": str(tmp_path / f"var-{name}"),
+            "KOZYR_SANDBOX_ALLOW_WEAK": "true",
+            "KOZYR_WORKER_SELF_STOP": "false",
+            "KOZYR_LEASE_SECONDS": str(LEASE_SECONDS),
+            "KOZYR_LADDER_QUEUE_DEPTH": str(LADDER_DEPTH)}
+
+
+class Beat:
+    def __init__(self, env: dict[str, str], folder: Path):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.log = open(folder / "beat.log", "wb")  # noqa: SIM115  (written by beat until stop())
+        self.proc = subprocess.Popen([str(REPO / ".venv" / "bin" / "celery"), "-A", "config", "beat", "--schedule",
+                                      str(folder / "schedule"), "--loglevel", "INFO"], cwd=REPO / "platform", env=env,
+                                     stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def stop(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self.log.close()
+
+
+def running_match_of(worker: Worker) -> Match | None:
+    """A match this worker's pool is playing now (its lease owner names the playing process's pid)."""
+    pids = {str(p.pid) for p in worker.descendants()} | {str(worker.proc.pid)}
+    for match in Match.objects.filter(status=Match.Status.RUNNING):
+        if match.lease_owner.split(":")[1] in pids:
+            return match
+    return None
+
+
+def test_a_killed_workers_match_is_finished_within_its_lease_and_a_minute_while_the_ladder_is_full(
+        tmp_path, settings, house_bots):
+    flush_broker()
+    started: list = []
+    try:
+        beat = Beat(site_env(tmp_path, settings, "beat"), tmp_path / "beat")
+        started.append(beat)
+        doomed = Worker("doomed", site_env(tmp_path, settings, "doomed"), tmp_path / "doomed.log")
+        started.append(doomed)
+        survivor = Worker("survivor", site_env(tmp_path, settings, "survivor"), tmp_path / "survivor.log")
+        started.append(survivor)
+        doomed.wait_ready()
+        survivor.wait_ready()
+        # The ladder is filled by beat's first fill: far more queued than two workers can play.
+        wait_for(lambda: Match.objects.filter(kind="ladder", status="queued").count() >= LADDER_DEPTH, 90,
+                 "the ladder to fill")
+        match = wait_for(lambda: running_match_of(doomed), 120, "the doomed worker to play a match")
+        doomed.kill()
+        killed_at = time.monotonic()
+        assert Match.objects.filter(kind="ladder", status="queued").count() > 0  # the queues stay busy
+
+        def finished() -> bool:
+            return Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
+
+        wait_for(finished, LEASE_SECONDS + 60, f"match {match.pk} of the killed worker to be finished by another "
+                                               f"worker (survivor's log: {survivor.output()[-1500:]})", every=0.5)
+        recovered_in = time.monotonic() - killed_at
+        print(f"the killed worker's match {match.pk} was finished {recovered_in:.1f} s after the kill "
+              f"(lease {LEASE_SECONDS} s)")
+        match.refresh_from_db()
+        assert match.attempts == 2 and "stopped renewing its lease" in match.failure
+        assert match.lease_owner == ""
+        assert recovered_in < LEASE_SECONDS + 60
+        # Nothing else is stuck behind an expired lease while the ladder keeps playing.
+        stale = Match.objects.filter(status="running",
+                                     lease_expires__lt=timezone.now() - timedelta(seconds=LEASE_SECONDS))
+        assert not stale.exists()
+    finally:
+        for process in reversed(started):
+            process.stop()
