@@ -39,7 +39,8 @@ def candidates(folder: Path) -> dict[str, tuple[str, dict]]:
     for sub in ("in", "processed"):
         (data / sub).mkdir(parents=True, exist_ok=True)
     fs_options = {"data_folder_in": str(data / "in"), "data_folder_out": str(data / "in"),
-                  "processed_folder": str(data / "processed"), "store_processed": False, "polling_interval": 0.05}
+                  "processed_folder": str(data / "processed"), "store_processed": False, "polling_interval": 0.05,
+                  "control_folder": str(data / "control")}
     return {
         "filesystem (kombu)": ("filesystem://", fs_options),
         # its transport options go to create_engine(), so its polling interval stays kombu's 1 s
