@@ -8,7 +8,11 @@ from before, still gets in with the right password.
 
 from __future__ import annotations
 
+import os
+import uuid
+
 import pytest
+import redis
 from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
@@ -16,6 +20,7 @@ from accounts.limits import address_key, client_ip
 from accounts.models import ApiToken
 from tests.platform.test_settings import manage
 
+REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/5")
 PASSWORD = "a-long-password-1"
 LOGIN = "/api/v1/auth/token/"
 PROXY = "10.0.0.2"  # what gunicorn sees behind the documented proxy (compose's port forwarding)
@@ -196,3 +201,28 @@ def test_a_refused_log_in_does_not_check_the_password(alice, path):
     finally:
         user_login_failed.disconnect(failed)
     assert seen == [], "authenticate() ran for a refused log-in"
+
+
+# ---- on Redis, production's cache -------------------------------------------------------------------------
+
+@pytest.fixture
+def redis_cache(settings):
+    """Django's cache on a real Redis under a prefix of this test's own; yields this test's keys' TTLs."""
+    prefix = f"limits-{uuid.uuid4().hex[:12]}"
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": REDIS_URL, "KEY_PREFIX": prefix}}
+    server = redis.Redis.from_url(REDIS_URL)
+    yield lambda: {key: server.ttl(key) for key in server.scan_iter(match=f"{prefix}:*", count=1000)}
+    for key in server.scan_iter(match=f"{prefix}:*", count=1000):
+        server.delete(key)
+
+
+def test_the_limits_hold_on_redis_and_every_counter_expires(alice, redis_cache):
+    api = Api()
+    assert [api.attempt("alice", f"guess-{i}", "203.0.113.5") for i in range(11)] == ["wrong"] * 10 + ["refused"]
+    assert [api.attempt("alice", f"guess-{i}", f"198.51.100.{i + 1}") for i in range(20)] == ["wrong"] * 20
+    assert api.attempt("alice", PASSWORD, "198.51.100.1") == "refused"  # under attack: one try per address
+    assert api.attempt("alice", PASSWORD, "192.0.2.7") == "ok"
+    ttls = redis_cache()
+    assert len(ttls) > 20, ttls
+    assert all(ttl > 0 for ttl in ttls.values()), "a counter without an expiry stays in Redis for ever"
