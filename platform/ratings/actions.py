@@ -8,10 +8,11 @@ keyed by match id, and gives the same numbers whatever order they were played in
 
 from __future__ import annotations
 
-import contextlib
 import itertools
+import logging
 import time
 from collections.abc import Iterable
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Case, Max, Value, When
@@ -21,8 +22,10 @@ from bots.models import Bot, BotVersion
 from matches.models import Match, Seat
 from ratings import live
 from ratings.fit import fit
-from ratings.models import Rating, RatingSnapshot, Refit
+from ratings.models import Rating, RatingSnapshot, Refit, RefitRequest
 from ratings.outcomes import Outcomes
+
+log = logging.getLogger(__name__)
 
 REFIT_EVERY = 200  # ranked matches of a preset between refits, besides the periodic one
 UNRATED_BOARD = -1e12  # Rating.board of a version without an official rating: below every rated one
@@ -38,17 +41,26 @@ def side_scores(ranks: list[int], teams: list[list[int]]) -> list[float]:
             for i, mine in enumerate(side_rank)]
 
 
-def _rating_for(version: BotVersion, preset: str) -> Rating:
-    """The version's rating row, created on its first ranked match from its bot's previous version."""
-    rating = Rating.objects.select_for_update().filter(version=version, preset=preset).first()
-    if rating is not None:
-        return rating
-    previous = (Rating.objects.filter(bot_id=version.bot_id, preset=preset).exclude(version=version)
-                .order_by("-version__number").first())
-    start = live.successor(live.Skill(previous.live_mu, previous.live_sigma) if previous else None)
-    current = Bot.objects.filter(pk=version.bot_id, current_version_id=version.pk).exists()
-    return Rating.objects.create(version=version, bot_id=version.bot_id, preset=preset, live_mu=start.mu,
-                                 live_sigma=start.sigma, is_current=current)
+def _locked_ratings(versions: list[BotVersion], preset: str) -> dict[int, Rating]:
+    """The versions' rating rows, locked in one order (by version id, so two results recorded at once never
+    wait for each other's rows crosswise), each created on its version's first ranked match from its bot's
+    previous version (a row another result creates meanwhile is taken, not created twice)."""
+    versions = sorted({v.pk: v for v in versions}.values(), key=lambda v: v.pk)
+    found = set(Rating.objects.filter(version__in=versions, preset=preset).values_list("version_id", flat=True))
+    fresh = []
+    for version in versions:
+        if version.pk in found:
+            continue
+        previous = (Rating.objects.filter(bot_id=version.bot_id, preset=preset).exclude(version=version)
+                    .order_by("-version__number").first())
+        start = live.successor(live.Skill(previous.live_mu, previous.live_sigma) if previous else None)
+        current = Bot.objects.filter(pk=version.bot_id, current_version_id=version.pk).exists()
+        fresh.append(Rating(version=version, bot_id=version.bot_id, preset=preset, live_mu=start.mu,
+                            live_sigma=start.sigma, is_current=current))
+    if fresh:
+        Rating.objects.bulk_create(fresh, ignore_conflicts=True)
+    rows = Rating.objects.select_for_update().filter(version__in=versions, preset=preset).order_by("version_id")
+    return {r.version_id: r for r in rows}
 
 
 def sync_current(bot_id: int, version_id: int | None) -> None:
@@ -69,7 +81,7 @@ def record_ranked_match(match: Match, seats: list[Seat]) -> None:
     for side, team in enumerate(teams):
         for seat in team:
             sides_of.setdefault(version_of[seat].pk, set()).add(side)
-    ratings = {v.pk: _rating_for(v, match.preset) for v in {v.pk: v for v in version_of}.values()}
+    ratings = _locked_ratings(version_of, match.preset)
     skills = {pk: live.Skill(r.live_mu, r.live_sigma) for pk, r in ratings.items()}
     updated = live.rate_match(skills, [v.pk for v in version_of], ranks, teams)
     scores = side_scores(ranks, teams)
@@ -87,18 +99,45 @@ def record_ranked_match(match: Match, seats: list[Seat]) -> None:
         rating.score += score
         rating.last_played = now
         rating.save()
-    last = Refit.objects.filter(preset=match.preset).aggregate(last=Max("last_match"))["last"] or 0
-    pending = Match.objects.filter(preset=match.preset, ranked=True, status=Match.Status.FINISHED, pk__gt=last)
-    if pending.count() >= REFIT_EVERY:
-        preset = match.preset
+    _refit_when_due(match.preset)
+
+
+def _refit_when_due(preset: str) -> None:
+    """Queue a refit once REFIT_EVERY ranked matches are past the last one, unless one is pending already."""
+    if RefitRequest.objects.filter(preset=preset, requested__isnull=False).exists():
+        return  # the refit waiting will see this match (and no row is locked for it)
+    last = Refit.objects.filter(preset=preset).aggregate(last=Max("last_match"))["last"] or 0
+    unseen = Match.objects.filter(preset=preset, ranked=True, status=Match.Status.FINISHED, pk__gt=last)
+    if unseen.count() >= REFIT_EVERY and request_refit(preset):
         transaction.on_commit(lambda: _queue_refit(preset))
+
+
+def request_refit(preset: str) -> bool:
+    """Mark the preset's refit as pending; True only for the one caller whose conditional update did it (the
+    caller that should publish it). Inside a result's transaction, the mark commits with the result or not at
+    all; a concurrent caller waits for that transaction, then finds the mark set."""
+    RefitRequest.objects.bulk_create([RefitRequest(preset=preset)], ignore_conflicts=True)
+    return bool(RefitRequest.objects.filter(preset=preset, requested__isnull=True).update(requested=timezone.now()))
+
+
+def _pending_request(preset: str) -> datetime | None:
+    """When the preset's pending refit was queued (None: none is pending). Read before a refit reads the
+    matches, so the refit clears only a request it saw; one made while it runs stays pending."""
+    return RefitRequest.objects.filter(preset=preset).values_list("requested", flat=True).first()
+
+
+def _clear_request(preset: str, requested: datetime | None) -> None:
+    if requested is not None:
+        RefitRequest.objects.filter(preset=preset, requested=requested).update(requested=None)
 
 
 def _queue_refit(preset: str) -> None:
     from ratings.tasks import refit
 
-    with contextlib.suppress(Exception):  # the broker is away: the periodic refit will catch up
+    try:
         refit.apply_async((preset,), queue="maintenance")
+    except Exception as err:  # the broker is away: the request stays pending and refit_due will do it
+        log.warning("could not queue the refit of %s (%s); the periodic refit will do it", preset, err)
 
 
 def live_elo(version_ids: list[int], preset: str) -> dict[int, float]:
@@ -128,8 +167,23 @@ def ranked_outcomes(preset: str) -> tuple[Outcomes, int, int]:
     return outcomes, len(set(match_ids)), max(match_ids, default=0)
 
 
+def refit_requested(preset: str) -> Refit | None:
+    """The queued refit (the task): refit if ranked results arrived since the last refit, else nothing (a
+    message delivered twice, or after refit_due did the work); either way the pending request is cleared."""
+    requested = _pending_request(preset)
+    if preset not in presets_needing_refit([preset]):
+        _clear_request(preset, requested)
+        return None
+    return _refit(preset, requested)
+
+
 def refit_preset(preset: str) -> Refit:
-    """The official ratings of a preset, from scratch over all its ranked matches (warm started)."""
+    """The official ratings of a preset, from scratch over all its ranked matches (warm started); clears the
+    preset's pending refit request, if one was made before it started."""
+    return _refit(preset, _pending_request(preset))
+
+
+def _refit(preset: str, requested: datetime | None) -> Refit:
     started = time.perf_counter()
     outcomes, matches, last_match = ranked_outcomes(preset)
     previous = dict(Rating.objects.filter(preset=preset, official__isnull=False).values_list("version_id",
@@ -163,6 +217,7 @@ def refit_preset(preset: str) -> Refit:
         refit.rated = len(snapshots)
         refit.seconds = time.perf_counter() - started
         refit.save(update_fields=["rated", "seconds"])
+        _clear_request(preset, requested)
     return refit
 
 
@@ -176,10 +231,13 @@ def _set_los_to_next(preset: str, rows: Iterable[Rating], fitted) -> None:
         above.los_next = value
 
 
-def presets_needing_refit() -> list[str]:
-    last = dict(Refit.objects.values("preset").annotate(last=Max("last_match")).values_list("preset", "last"))
-    newest = (Match.objects.filter(ranked=True, status=Match.Status.FINISHED).values("preset")
-              .annotate(newest=Max("pk")).values_list("preset", "newest"))
+def presets_needing_refit(presets: list[str] | None = None) -> list[str]:
+    """The presets (of ``presets``, default all) with finished ranked matches their last refit did not see."""
+    refits, matches = Refit.objects.all(), Match.objects.filter(ranked=True, status=Match.Status.FINISHED)
+    if presets is not None:
+        refits, matches = refits.filter(preset__in=presets), matches.filter(preset__in=presets)
+    last = dict(refits.values("preset").annotate(last=Max("last_match")).values_list("preset", "last"))
+    newest = matches.values("preset").annotate(newest=Max("pk")).values_list("preset", "newest")
     return [preset for preset, newest in newest if newest > last.get(preset, 0)]
 
 

@@ -85,3 +85,16 @@ class RatingSnapshot(models.Model):
     class Meta:
         indexes = [models.Index(fields=["bot", "preset", "at"], name="snapshot_bot_idx")]
         ordering = ["at"]
+
+
+class RefitRequest(models.Model):
+    """A preset's one pending refit. ``requested`` is set by the conditional update that queues a refit (only
+    the caller that changed it publishes the message) and cleared by the refit that ran after it, so however many
+    ranked results arrive meanwhile, at most one refit waits per preset. The row is the truth, not the broker: a
+    lost message leaves it set until the periodic refit_due, which refits regardless, clears it."""
+
+    preset = models.CharField(max_length=40, unique=True)
+    requested = models.DateTimeField(null=True, blank=True, help_text="when the pending refit was queued")
+
+    def __str__(self) -> str:
+        return f"refit of {self.preset}" + (f" queued at {self.requested}" if self.requested else "")
