@@ -5,16 +5,20 @@ the bots with the fewest ranked games in the last day; opponents are the distinc
 rating (random among equals, and random when no rating exists yet); never a bot against itself. Tables of
 3–6 seats are filled with distinct bots, one per team in team presets. The unit is a duplicate set (every
 distinct rotation of one deal), so card luck cancels.
+
+The depth (LADDER_QUEUE_DEPTH) counts duplicate sets: a preset never has more than that many sets with a match
+queued or running, however many processes fill at once (each preset is filled under a lock of its own).
 """
 
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -73,26 +77,49 @@ def pick_table(preset: str, sides: int, rng: random.Random) -> list[BotVersion] 
     return [first, *others[: sides - 1]]
 
 
+def waiting_sets(preset: str) -> int:
+    """The preset's ladder duplicate sets with a match queued or running: what the depth bounds."""
+    return (Match.objects.filter(kind=Match.Kind.LADDER, preset=preset,
+                                 status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
+            .values("duplicate_set").distinct().count())
+
+
 def fill_ladder(rng: random.Random | None = None) -> int:
-    """Queue ranked sets until every preset with enough bots has LADDER_QUEUE_DEPTH matches waiting."""
+    """Queue ranked duplicate sets until every preset with enough bots has LADDER_QUEUE_DEPTH sets waiting;
+    the number of matches queued. Run by two processes at once, it still never goes past the depth."""
     rng = rng or random.Random()
     depth = settings.LADDER_QUEUE_DEPTH
     created = 0
     for preset in all_presets():
-        waiting = Match.objects.filter(kind=Match.Kind.LADDER, preset=preset,
-                                       status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
+        if waiting_sets(preset) >= depth:
+            continue  # full: no lock taken, the usual case
         _, teams = layout(preset, {})
-        guard = 0
-        while waiting < depth and guard < depth:
-            guard += 1
-            table = pick_table(preset, len(teams), rng)
-            if table is None:
-                break
-            with transaction.atomic():
-                made = create_duplicate_set(kind=Match.Kind.LADDER, preset=preset, versions=table, ranked=True)
-            waiting += len(made)
-            created += len(made)
+        with transaction.atomic():
+            if not _fill_lock(preset):
+                continue  # another process is filling this preset right now, to the same depth
+            for _ in range(depth - waiting_sets(preset)):  # counted again under the lock
+                table = pick_table(preset, len(teams), rng)
+                if table is None:
+                    break
+                created += len(create_duplicate_set(kind=Match.Kind.LADDER, preset=preset, versions=table,
+                                                    ranked=True))
     return created
+
+
+FILL_LOCK_SPACE = zlib.crc32(b"kozyr.ladder.fill") >> 1  # PostgreSQL advisory locks: (space, key), two int4
+
+
+def _fill_lock(preset: str) -> bool:
+    """Take the preset's fill lock for the surrounding transaction; False when another transaction holds it.
+    PostgreSQL: a transaction-level advisory lock (gone at commit or rollback, even if the process dies).
+    SQLite (the embedded default) opens every transaction IMMEDIATE, holding the database's one write lock
+    from its start, so fills are already one after another there."""
+    if connection.vendor != "postgresql":
+        return True
+    key = zlib.crc32(preset.encode()) - 2**31  # into int4's range
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [FILL_LOCK_SPACE, key])
+        return bool(cursor.fetchone()[0])
 
 
 def suspend_failing_bots(match: Match, seats: list[Seat]) -> None:
