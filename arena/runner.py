@@ -44,6 +44,9 @@ class MatchJob:
     time_control: TimeControl
     sandbox: str
     sandbox_limits: tuple[tuple[str, Any], ...] = ()
+    # The referee's wall-clock ceiling; None: the time control's own (TimeControl.match_seconds). The site sets
+    # a shorter one so no match outlives its worker's task (platform/matches/time_controls.py).
+    wall_seconds: float | None = None
 
 
 @dataclass
@@ -108,7 +111,7 @@ def sandbox_limits_for(job: MatchJob, seats: int) -> dict[str, Any]:
     """The sandbox limits of one bot in this match: the wall limit (and the CPU total, which one core's worth
     of bandwidth cannot exceed anyway) follow the time control's match ceiling, so no honest bot within its
     clock is ever killed by a fixed cap in a long match. Limits the job sets explicitly win."""
-    ceiling = job.time_control.match_seconds(seats)
+    ceiling = job.time_control.match_seconds(seats) if job.wall_seconds is None else job.wall_seconds
     limits = {"wall_seconds": ceiling + SANDBOX_WALL_MARGIN_S, "cpu_seconds": ceiling + SANDBOX_WALL_MARGIN_S}
     limits.update(dict(job.sandbox_limits))
     return limits
@@ -142,7 +145,8 @@ def run_job(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        record: MatchRecord = play_match(rules, job.seed, players, preset=job.preset, time_control=job.time_control)
+        record: MatchRecord = play_match(rules, job.seed, players, preset=job.preset, time_control=job.time_control,
+                                         wall_seconds=job.wall_seconds)
     finally:
         if gc_was_enabled:
             gc.enable()

@@ -24,6 +24,7 @@ from arena.runner import MatchJob, run_job
 from bots import blobs
 from bots.models import BotVersion
 from matches.models import Match
+from matches.time_controls import match_ceiling_seconds
 
 LOG_LIMIT_BYTES = 256 * 1024  # the stderr kept per seat, for its owner
 
@@ -77,10 +78,12 @@ def evict_cache(keep: Path) -> None:
 
 def job_for(match: Match) -> MatchJob:
     seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    control = TimeControl(**match.time_control)
     return MatchJob(index=0, game_number=0, rotation=match.rotation, seed=match.seed, preset=match.preset,
                     overrides=tuple(sorted(match.overrides.items())),
                     seat_bots=tuple(staged_version(s.version) for s in seats),
-                    time_control=TimeControl(**match.time_control), sandbox=settings.SANDBOX_BACKEND)
+                    time_control=control, sandbox=settings.SANDBOX_BACKEND,
+                    wall_seconds=match_ceiling_seconds(control, len(seats)))  # never past the worker's time limit
 
 
 def play(match: Match) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from arena.games import all_presets, resolve
 from arena.games.base import RuleOptionError
-from arena.referee import TimeControl
 from bots.models import Bot
 from matches.actions import layout
+from matches.time_controls import TimeControlError, check_time_control
 from tournaments.models import Entry, Tournament
 from tournaments.running import TournamentError, cancel, pause, resume, start
 
@@ -44,8 +44,8 @@ def check_tournament(*, name: str, preset: str, overrides: dict, format: str, ro
     if not 1 <= deals <= MAX_DEALS:
         raise TournamentError(f"deals per pairing must be from 1 to {MAX_DEALS}", "deals")
     try:
-        control = TimeControl(**(time_control or {}))
-    except (TypeError, ValueError) as err:
+        control = check_time_control(time_control)
+    except TimeControlError as err:
         raise TournamentError(f"time control: {err}", "time_control") from None
     if entry not in Tournament.Entry.values:
         raise TournamentError(f"entry must be one of {', '.join(Tournament.Entry.values)}", "entry")

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from bots.access import access_bot, access_version
 from config.api import reject_unknown_fields
+from matches.time_controls import BOUNDS, TimeControlError, check_time_control
 from tournaments import standings as tables
 from tournaments.actions import do_create_tournament, do_host_action, do_join, do_leave
 from tournaments.models import Tournament, VersionTest
@@ -50,11 +51,19 @@ class TournamentCreateSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
     rounds = serializers.IntegerField(min_value=1, max_value=50, required=False, allow_null=True, default=None)
     deals = serializers.IntegerField(min_value=1, max_value=20, required=False, default=1)
-    time_control = serializers.DictField(child=serializers.IntegerField(), required=False, default=dict)
+    time_control = serializers.DictField(child=serializers.JSONField(), required=False, default=dict,
+                                         help_text="milliseconds: " + ", ".join(
+                                             f"{name} {low}–{high}" for name, (low, high) in BOUNDS.items()))
     entry = serializers.ChoiceField(choices=Tournament.Entry.choices, required=False, default="open")
     max_entries = serializers.IntegerField(min_value=2, max_value=1024, required=False, default=64)
     entry_deadline = serializers.DateTimeField(required=False, allow_null=True, default=None)
     starts_at = serializers.DateTimeField()
+
+    def validate_time_control(self, value: dict) -> dict:
+        try:  # the one check every way in shares (the tournament page's too)
+            return check_time_control(value).to_dict()
+        except TimeControlError as err:
+            raise serializers.ValidationError({err.field: [str(err)]}) from None
 
 
 class JoinSerializer(serializers.Serializer):

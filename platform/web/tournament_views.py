@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from arena.games import all_presets
 from bots.models import Bot
+from matches.time_controls import BOUNDS, STANDARD, TimeControlError, check_time_control
 from tournaments import standings as tables
 from tournaments.actions import do_create_tournament, do_host_action, do_join
 from tournaments.api import access_tournament, tournament_queryset
@@ -28,7 +29,8 @@ class TournamentForm(forms.Form):
     rounds = forms.IntegerField(min_value=1, max_value=50, required=False, help_text="Swiss only")
     deals = forms.IntegerField(min_value=1, max_value=20, initial=1,
                                help_text="deals per pairing; each is a duplicate set (every seat rotation)")
-    move_ms = forms.IntegerField(min_value=50, max_value=60_000, initial=1000, label="Time per move (ms)")
+    move_ms = forms.IntegerField(initial=STANDARD.move_ms, label="Time per move (ms)", widget=forms.NumberInput(
+        attrs={"min": BOUNDS["move_ms"][0], "max": BOUNDS["move_ms"][1]}))
     entry = forms.ChoiceField(choices=Tournament.Entry.choices)
     max_entries = forms.IntegerField(min_value=2, max_value=1024, initial=16)
     starts_at = forms.DateTimeField(help_text="UTC, e.g. 2026-12-24 18:00",
@@ -37,6 +39,12 @@ class TournamentForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["preset"].choices = [(p, p) for p in all_presets()]
+
+    def clean_move_ms(self) -> int:
+        try:  # the one check every way in shares (the API's too)
+            return check_time_control({"move_ms": self.cleaned_data["move_ms"]}).move_ms
+        except TimeControlError as err:
+            raise forms.ValidationError(str(err)) from None
 
 
 def tournament_list(request):
