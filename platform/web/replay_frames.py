@@ -7,10 +7,13 @@ full-information events. Each frame also carries its deal, a readable line, the 
 side and the notable events of the step; the match's marks (deals, claims, combinations, burracos,
 pozzetti, the end and any forfeit) come with the first chunk so the slider can show them.
 
-A chunk is computed by re-playing the actions up to its start from the nearest snapshot (a pickled state
-taken every SNAPSHOT_EVERY steps during one full pass per replay), so a chunk near the end of a long
-Burraco match costs about as much as one near the start. The full pass is kept per process (keyed by the
-replay's SHA-256, so it never goes stale) and finished chunks go to the Django cache.
+A view's frames are computed once, in one pass over the replay, and kept in media storage by
+``web.frames_store`` (named by the replay's SHA-256 and the view); a request is answered by slicing them, at
+most MAX_COUNT frames at a time. Nothing of the frames goes to the Django cache (Redis, the broker's server,
+in production). Anonymous readers are rate-limited per client address (``accounts.limits``).
+
+``frames()`` computes any chunk directly from the replay (from the nearest snapshot, a pickled state taken
+every SNAPSHOT_EVERY steps), for the tests and the benchmark.
 """
 
 from __future__ import annotations
@@ -19,27 +22,28 @@ import gzip
 import logging
 import pickle
 import re
-import threading
-from collections import OrderedDict
+from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 import orjson
-from django.core.cache import cache
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.gzip import gzip_page
 
+from accounts.limits import Limit, RateLimited, client_key, spend
 from arena import protocol
 from arena.games import load_game, new_match
 from arena.games.base import HIDDEN
 from arena.referee import MALFORMED_ACTION_ERRORS
 from arena.replay import describe_event
+from web import frames_store
 
 DEFAULT_COUNT = 100
-MAX_COUNT = 400
+MAX_COUNT = 200  # twice the viewer's chunk: a request reads at most three stored chunks
 SNAPSHOT_EVERY = 200
-PASSES_KEPT = 16  # full passes kept per process; one for a 2,000-action Burraco match is about 1 MB
-CACHE_SECONDS = 3600
-CACHE_VERSION = 2  # bump when the frames' shape changes
+ANON_READS_PER_MINUTE = 120  # per address; playing the longest Burraco replay to its end takes ~16
+ANONYMOUS_READS = Limit("frames-anonymous", ANON_READS_PER_MINUTE, 60, "replay requests")
+REPLAYS_KEPT = 8  # unpacked replays kept per process (the match page's chart, then its first view's frames)
 
 logger = logging.getLogger(__name__)
 
@@ -258,24 +262,6 @@ class _Pass:
         return state
 
 
-_passes: OrderedDict[str, _Pass] = OrderedDict()
-_passes_lock = threading.Lock()
-
-
-def full_pass(key: str, replay: dict[str, Any]) -> _Pass:
-    with _passes_lock:
-        found = _passes.get(key)
-        if found is not None:
-            _passes.move_to_end(key)
-            return found
-    built = _Pass(replay)
-    with _passes_lock:
-        _passes[key] = built
-        while len(_passes) > PASSES_KEPT:
-            _passes.popitem(last=False)
-    return built
-
-
 # ---------------------------------------------------------------------------------------------- frames
 
 def parse_seat(value: str | None, seats: int) -> int | None:
@@ -310,24 +296,12 @@ def _meta(run: _Pass, viewer: int | None) -> dict[str, Any]:
     }
 
 
-def frames(replay: dict[str, Any], seat: int | None, start: int = 0, count: int = DEFAULT_COUNT,
-           key: str | None = None) -> dict[str, Any]:
-    """Frames ``start`` .. ``start + count - 1`` (clipped to the match) as ``seat`` saw them (None: all).
-
-    ``key`` names the replay for the per-process full-pass cache (the replay's SHA-256); without it the
-    pass is computed afresh."""
-    run = full_pass(key, replay) if key else _Pass(replay)
-    if seat is not None and not 0 <= seat < run.seats:
-        raise FramesError(f"seat must be 'all' or a seat from 0 to {run.seats - 1}, not {seat}")
-    if not 0 <= start <= run.steps:
-        raise FramesError(f"start must be a step from 0 to {run.steps}, not {start}")
-    if not 1 <= count <= MAX_COUNT:
-        raise FramesError(f"count must be from 1 to {MAX_COUNT}, not {count}")
-    stop = min(run.steps, start + count - 1)
+def _frames(run: _Pass, seat: int | None, start: int, stop: int) -> Iterator[dict[str, Any]]:
+    """Frames ``start`` .. ``stop`` (both included) as ``seat`` saw them (None: all), one at a time."""
+    replay = run.replay
     state = run.state_at(start)
     actions = replay["actions"]
     viewers = range(run.seats) if seat is None else (seat,)
-    out = []
     for k in range(start, stop + 1):
         if k > start:
             entry = actions[k - 1]
@@ -342,17 +316,61 @@ def frames(replay: dict[str, Any], seat: int | None, start: int = 0, count: int 
         actor = actions[k - 1]["seat"] if k else None
         if actor is not None and actor == seat and not seen:
             lines = [f"seat {actor}: {_cards(actions[k - 1]['action'].get('type'))}"]
-        out.append({
+        yield {
             "step": k, "deal": run.deal[k], "actor": actor, "to_move": run.to_move[k],
             "text": "; ".join(lines) or (f"seat {actor} moves" if actor is not None else "the match begins"),
             "events": seen, "views": {str(s): state.observation(s) for s in viewers},
             "totals": run.totals[k], "marks": marks,
-        })
+        }
+
+
+def check_count(count: int) -> None:
+    if not 1 <= count <= MAX_COUNT:
+        raise FramesError(f"count must be from 1 to {MAX_COUNT}, not {count}")
+
+
+def check_start(start: int, steps: int) -> None:
+    if not 0 <= start <= steps:
+        raise FramesError(f"start must be a step from 0 to {steps}, not {start}")
+
+
+def frames(replay: dict[str, Any], seat: int | None, start: int = 0, count: int = DEFAULT_COUNT) -> dict[str, Any]:
+    """Frames ``start`` .. ``start + count - 1`` (clipped to the match) as ``seat`` saw them (None: all),
+    computed from the replay: the body the endpoint answers with."""
+    run = _Pass(replay)
+    if seat is not None and not 0 <= seat < run.seats:
+        raise FramesError(f"seat must be 'all' or a seat from 0 to {run.seats - 1}, not {seat}")
+    check_start(start, run.steps)
+    check_count(count)
     body: dict[str, Any] = {"seat": "all" if seat is None else seat, "start": start, "steps": run.steps,
-                            "frames": out}
+                            "frames": list(_frames(run, seat, start, min(run.steps, start + count - 1)))}
     if start == 0:
         body["meta"] = _meta(run, seat)
     return body
+
+
+def view_name(seat: int | None) -> str:
+    return "all" if seat is None else str(seat)
+
+
+def stored_slice(sha256: str, seat: int | None, start: int, count: int) -> bytes:
+    """The endpoint's JSON body (what ``frames()`` gives, encoded), sliced from the view's stored frames;
+    the view is computed and stored first if it is not there yet."""
+    check_count(count)
+
+    def compute():
+        run = _Pass(cached_replay(sha256))
+        if seat is not None and not 0 <= seat < run.seats:
+            raise FramesError(f"seat must be 'all' or a seat from 0 to {run.seats - 1}, not {seat}")
+        return run.steps, _meta(run, seat), _frames(run, seat, 0, run.steps)
+
+    stored, lines = frames_store.stored_lines(sha256, view_name(seat), compute, start, start + count - 1)
+    check_start(start, stored.steps)
+    head = orjson.dumps({"seat": "all" if seat is None else seat, "start": start, "steps": stored.steps})
+    body = head[:-1] + b',"frames":[' + b",".join(lines) + b"]"
+    if start == 0:
+        body += b',"meta":' + orjson.dumps(stored.meta)
+    return body + b"}"
 
 
 # ---------------------------------------------------------------------------------------------- endpoint
@@ -408,6 +426,15 @@ def frames_view(request, pk: int):
     from config.api import error_body
     from matches.models import Match
 
+    if not request.user.is_authenticated:
+        try:
+            spend(ANONYMOUS_READS, client_key(request))
+        except RateLimited as err:
+            answer = JsonResponse(error_body("rate_limited", f"Too many replay requests from your address without "
+                                             f"logging in: {err}, or log in (the limit is for anonymous readers)"),
+                                  status=429)
+            answer["Retry-After"] = str(err.wait)
+            return answer
     match = Match.objects.filter(pk=pk, status=Match.Status.FINISHED).first()
     seats = list(match.seats.select_related("version__bot")) if match is not None else []
     if match is None or not match.replay_sha256 or (match.kind == Match.Kind.VALIDATION and not any(
@@ -418,12 +445,7 @@ def frames_view(request, pk: int):
         seat = parse_seat(request.GET.get("seat", "all"), len(seats))
         start = _int_param(request, "start", 0)
         count = _int_param(request, "count", DEFAULT_COUNT)
-        cache_key = f"frames:{CACHE_VERSION}:{match.replay_sha256}:{'all' if seat is None else seat}:{start}:{count}"
-        body = cache.get(cache_key)
-        if body is None:  # kept encoded: a hit then costs no JSON work at all
-            body = orjson.dumps(frames(cached_replay(match.replay_sha256), seat, start, count,
-                                       key=match.replay_sha256))
-            cache.set(cache_key, body, CACHE_SECONDS)
+        body = stored_slice(match.replay_sha256, seat, start, count)
     except FramesError as err:
         return JsonResponse(error_body("bad_request", str(err)), status=400)
     except blobs.BlobMissing:
@@ -434,39 +456,27 @@ def frames_view(request, pk: int):
     return HttpResponse(body, content_type="application/json")
 
 
-_replays: OrderedDict[str, dict[str, Any]] = OrderedDict()
-REPLAYS_KEPT = 8
-
-
+@lru_cache(maxsize=REPLAYS_KEPT)
 def cached_replay(sha256: str) -> dict[str, Any]:
-    """The stored replay, unpacked once per process for the match page's chart and the frames after it."""
-    with _passes_lock:
-        found = _passes[sha256].replay if sha256 in _passes else _replays.get(sha256)
-    if found is not None:
-        return found
-    replay = load_stored(sha256)
-    with _passes_lock:
-        _replays[sha256] = replay
-        while len(_replays) > REPLAYS_KEPT:
-            _replays.popitem(last=False)
-    return replay
+    """The stored replay, unpacked once per process for the match page's chart and its views' frames."""
+    return load_stored(sha256)
+
+
+@lru_cache(maxsize=256)
+def _score_series(sha256: str) -> tuple[list[list[float]], list[str], str]:
+    return score_series(cached_replay(sha256))
 
 
 def score_chart(sha256: str, title: str):
     """The match page's score-progression SVG: each side's running total after every deal, from the stored
-    replay's outcome (kept in the Django cache, keyed by the replay's hash)."""
+    replay's outcome (the series kept per process, keyed by the replay's hash)."""
     from bots import blobs
     from web.charts import score_progression
 
-    key = f"score-series:{CACHE_VERSION}:{sha256}"
-    found = cache.get(key)
-    if found is None:
-        try:
-            found = score_series(cached_replay(sha256))
-        except (blobs.BlobMissing, blobs.BlobCorrupt, *MALFORMED_ACTION_ERRORS):
-            found = ([], [], "score")
-        cache.set(key, found, CACHE_SECONDS)
-    series, labels, kind = found
+    try:
+        series, labels, kind = _score_series(sha256)
+    except (blobs.BlobMissing, blobs.BlobCorrupt, *MALFORMED_ACTION_ERRORS):
+        return ""
     if not series:
         return ""
     return score_progression(series, labels, f"{title} ({'penalty points' if kind == 'penalty' else 'points'})")

@@ -20,14 +20,16 @@ READY_MARK = "performance.getEntriesByName('replay-viewer-ready').map(e => e.sta
 
 
 def forget_replays() -> None:
-    from django.core.cache import cache
+    import shutil
 
-    from web import replay_frames
+    from django.core.cache import cache
+    from django.core.files.storage import default_storage
+
+    from web import frames_store, replay_frames
 
     cache.clear()
-    with replay_frames._passes_lock:
-        replay_frames._passes.clear()
-        replay_frames._replays.clear()
+    replay_frames.cached_replay.cache_clear()
+    shutil.rmtree(default_storage.path(frames_store.ROOT), ignore_errors=True)
 
 
 def test_the_longest_burraco_replay_opens_and_reaches_its_end(live_server, page, play):
@@ -39,7 +41,7 @@ def test_the_longest_burraco_replay_opens_and_reaches_its_end(live_server, page,
 
     timings = {"preset": "burraco-2p target 6000", "actions": steps}
     # a running site has served pages before: warm the server on another match's page, so "cold" means
-    # this replay was never read, unpacked, re-run nor cached
+    # this replay was never read, unpacked, re-run nor stored
     other = next(m for m in matches if m.pk != match.pk)
     page.goto(f"{live_server.url}/matches/{other.pk}/")
     page.wait_for_selector("#replay-viewer.ready")
@@ -56,7 +58,7 @@ def test_the_longest_burraco_replay_opens_and_reaches_its_end(live_server, page,
     timings["cold_ready_ms"], timings["warm_ready_ms"] = sorted(cold), sorted(warm)
     began = page.evaluate("performance.now()")
     page.keyboard.press("End")
-    page.wait_for_function(f"document.getElementById('replay-viewer').dataset.step === '{steps}'")
+    page.wait_for_function(f"() => document.getElementById('replay-viewer').dataset.step === '{steps}'")
     timings["jump_to_end_ms"] = round(page.evaluate("performance.now()") - began)
     screenshot(page, "viewer-burraco-long-end")
     assert "End of the match" in page.inner_text("#rv-table")
