@@ -52,7 +52,7 @@ case "$role" in
     ;;
   maintenance)
     cd "$app/platform"
-    exec celery -A config worker --queues maintenance --concurrency 1 --hostname 'maintenance@%h' \
+    exec celery -A config worker --queues maintenance --concurrency 2 --hostname 'maintenance@%h' \
       --loglevel INFO "$@"
     ;;
   beat)
