@@ -29,7 +29,9 @@ LINKS = {f"{name}": slug for slug, (_, name) in PAGES.items()}
 
 @lru_cache(maxsize=32)
 def _rendered(path: Path, mtime: float) -> str:
-    html = markdown.markdown(path.read_text(), extensions=["tables", "fenced_code", "toc"])
+    # a column's alignment as an align attribute: a style attribute is refused by the Content-Security-Policy
+    html = markdown.markdown(path.read_text(), extensions=["tables", "fenced_code", "toc"],
+                             extension_configs={"tables": {"use_align_attribute": True}})
     # links between the documents point at their pages on the site
     def relink(match: re.Match) -> str:
         target = match.group(1).removeprefix("docs/").removeprefix("../")
