@@ -5,7 +5,7 @@ matches.
     .venv/bin/python bench/platform_throughput.py [--matches 60] [--stack both|postgres|embedded]
 
 Each stack runs in a child process of its own (Django is configured once per process): "postgres" is
-PostgreSQL + Redis, "embedded" is the `make run` default (SQLite + the filesystem broker). The worker has
+PostgreSQL + Redis, "embedded" is the `make run` default (SQLite + the embedded Redis). The worker has
 concurrency 2; the bots are two uploaded copies of bench/bots/first_legal.py in the bwrap sandbox; the
 matches are `bura` with `--rule match=deals:10`. Goals (issues 8 and 11): upload check of a 1 MiB zip under
 200 ms, upload to ready under 5 s, ready to first ladder match under 10 s, scheduling under 5 ms per match,
@@ -31,7 +31,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BOT = REPO / "bench" / "bots" / "first_legal.py"
 OVERRIDES = {"match": "deals:10"}
-QUEUES = "tournament,validation,challenge,ladder,maintenance"
+sys.path.insert(0, str(REPO / "platform"))
+from config.celery_settings import QUEUE_ORDER  # noqa: E402
+
+QUEUES = ",".join(QUEUE_ORDER)
 
 
 def stack_env(stack: str, var: Path) -> dict[str, str]:
@@ -89,7 +92,20 @@ def run_stack(stack: str, matches: int) -> dict:
     prepare_stack(stack)
     subprocess.run([sys.executable, str(REPO / "manage.py"), "local_setup"], env=env, check=True,
                    capture_output=True)
-    sys.path.insert(0, str(REPO / "platform"))
+    broker = None
+    if stack == "embedded":  # what make run starts first: Redis on the folder's socket
+        broker = subprocess.Popen([sys.executable, "-m", "config.embedded_broker"], cwd=REPO / "platform", env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait(lambda: (var / "run" / "broker.sock").exists(), 30, "the embedded broker")
+    try:
+        return measure(stack, matches, var, env)
+    finally:
+        if broker is not None:
+            broker.terminate()
+            broker.wait(timeout=30)
+
+
+def measure(stack: str, matches: int, var: Path, env: dict[str, str]) -> dict:
     import django
 
     django.setup()
