@@ -4,12 +4,12 @@
 
 Starts the real processes, each in a session of its own with its own log, in a temporary folder: gunicorn on a
 free port, two Celery workers on the site's own queue order (config.celery_settings.QUEUE_ORDER) and, unless
---no-maintenance-worker, a third worker on the maintenance queue alone (concurrency 1), and celery beat; on a
+--no-maintenance-worker, a third worker on the maintenance queue alone (as deploy/entrypoint.sh), and beat; on a
 fresh PostgreSQL database (kozyr_soak_<pid>, migrated, dropped at the end) and a Redis database of its own
 (--redis; it is flushed). The workers reach PostgreSQL through a local TCP proxy that the soak can cut; the
 web server and the soak itself connect directly. Sandbox backend bwrap (weak limits accepted).
 
-The site is kept busy: 50+ bots uploaded through the HTTP API by a dozen users (the starter kits of
+The site is kept busy: 50+ bots uploaded through the HTTP API by 20 accounts (the starter kits of
 examples/*/python, slow first-legal bots, and bench/bots/soak/misbehave.py bots that crash, stall past their
 move time and bank, or flood stdout or stderr in a share of their matches), the ladder at depth 30, a round
 robin hosted, joined and started through the API (another when it ends), new versions uploaded all along,
@@ -277,7 +277,8 @@ class Site:
         self.web = self._web()
         self.workers = [self._worker(f"w{i + 1}", ",".join(QUEUE_ORDER), args.concurrency)
                         for i in range(args.workers)]
-        self.maintenance = self._worker("maint", "maintenance", 1) if args.maintenance_worker else None
+        self.maintenance = (self._worker("maintenance", "maintenance", args.maintenance_concurrency)
+                            if args.maintenance_worker else None)
         self.beat = self._beat("beat")
         self.beat2: Service | None = None
         self.state_ids = {state_id(self.root / f"state-{w.name}") for w in self.all_workers()}
@@ -963,67 +964,72 @@ class Soak:
         conn.close()
 
     def check(self, conn) -> None:
-        args, found = self.args, self.findings.add
+        """Every invariant in one snapshot of the database (a finish is one transaction, so counts agree)."""
         with conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            for match_id, n in conn.execute("SELECT match_id, count(*) FROM soak_match_event WHERE new_status = "
-                                            "'finished' GROUP BY match_id HAVING count(*) > 1"):
-                found("finished-once", f"twice:{match_id}", f"match {match_id} finished {n} times")
-            for match_id, event, old, new, at in conn.execute(
-                    "SELECT match_id, event, old_status, new_status, at FROM soak_match_event "
-                    "WHERE event = 'rewrite' OR old_status IN ('finished', 'failed', 'cancelled')"):
-                found("finished-once", f"changed:{match_id}:{at}", f"match {match_id} was {old} and changed "
-                      f"({event} to {new}) at {at:%H:%M:%S}")
-            for match_id, seat, n in conn.execute("SELECT match_id, seat, count(*) FROM soak_seat_write "
-                                                  "GROUP BY match_id, seat HAVING count(*) > 1"):
-                found("finished-once", f"seat:{match_id}:{seat}", f"seat {seat} of match {match_id} written {n} times")
-            self._check_ratings(conn)
-            for kind, pk, games, done in conn.execute(
-                    "SELECT 'pairing', p.id, p.games, (SELECT count(*) FROM matches_match m WHERE m.kind = "
-                    "'tournament' AND m.status = 'finished' AND m.duplicate_set IN (SELECT duplicate_set FROM "
-                    "tournaments_pairingset s WHERE s.pairing_id = p.id)) FROM tournaments_pairing p "
-                    "WHERE p.second_id IS NOT NULL "
-                    "UNION ALL SELECT 'table', t.id, t.games, (SELECT count(*) FROM matches_match m WHERE m.kind = "
-                    "'tournament' AND m.status = 'finished' AND m.duplicate_set IN (SELECT duplicate_set FROM "
-                    "tournaments_tableset s WHERE s.table_id = t.id)) FROM tournaments_table t WHERE NOT t.bye"):
-                if games != done:
-                    found("tournaments-once", f"{kind}:{pk}:{games}:{done}",
-                          f"tournament {kind} {pk} counts {games} matches, {done} of its matches are finished")
-            for pk, status, match_id, match_status in conn.execute(
-                    "SELECT v.id, v.status, m.id, m.status FROM bots_botversion v JOIN matches_match m "
-                    "ON m.id = v.validation_match_id WHERE (v.status = 'pending' AND m.status IN ('finished', "
-                    "'failed', 'cancelled')) OR (v.status = 'ready' AND m.status <> 'finished')"):
-                found("validation", f"{pk}:{status}:{match_status}",
-                      f"version {pk} is {status} while its validation match {match_id} is {match_status}")
-            for pk, owner, overdue in conn.execute(
-                    "SELECT id, lease_owner, extract(epoch FROM now() - lease_expires) FROM matches_match "
-                    "WHERE status = 'running' AND lease_expires < now() - make_interval(secs => %s)",
-                    [args.lease_slack]):
-                found("lease", f"{pk}:{owner}", f"match {pk} running under {owner} with a lease expired "
-                      f"{float(overdue):.0f} s ago (slack {args.lease_slack:.0f} s)")
-            oldest = conn.execute(
-                "SELECT m.id, m.kind, extract(epoch FROM now() - q.since) FROM matches_match m CROSS JOIN LATERAL ("
-                "SELECT max(e.at) AS since FROM soak_match_event e WHERE e.match_id = m.id AND (e.new_status = "
-                "'queued' AND e.event IN ('insert', 'status') OR e.event = 'release')) q WHERE m.status = 'queued' "
-                "AND m.published_at IS NOT NULL ORDER BY q.since LIMIT 20").fetchall()
-            for pk, kind, age in oldest:
-                age = float(age or 0)
-                self.figures.peak("queued longest s", age)
-                if age > args.queued_bound:
-                    found("queued", str(pk),
-                          f"{kind} match {pk} queued for {age:.0f} s (bound {args.queued_bound:.0f} s)")
-            overdue = conn.execute("SELECT coalesce(max(extract(epoch FROM now() - lease_expires)), 0) FROM "
-                                   "matches_match WHERE status = 'running'").fetchone()[0]
-            self.figures.peak("lease overdue max s", float(overdue))
-            for pk, status, age in conn.execute(
-                    "SELECT v.id, v.status, extract(epoch FROM coalesce(v.validated_at, now()) - v.created) FROM "
-                    "bots_botversion v WHERE v.runtime <> 'builtin' AND v.id > %s ORDER BY v.id",
-                    [max(self.versions_seen, default=0) - 200]):
-                if status != "pending" and pk not in self.versions_seen:
-                    self.versions_seen[pk] = float(age)
-                    self.figures.peak("upload to validated max s", float(age))
-            self.recent_matches = [row[0] for row in conn.execute(
-                "SELECT id FROM matches_match WHERE status = 'finished' ORDER BY id DESC LIMIT 40")]
+            self.violations(conn)
+
+    def violations(self, conn) -> None:
+        """The checks themselves, on a psycopg connection already in the snapshot to read."""
+        args, found = self.args, self.findings.add
+        for match_id, n in conn.execute("SELECT match_id, count(*) FROM soak_match_event WHERE new_status = "
+                                        "'finished' GROUP BY match_id HAVING count(*) > 1"):
+            found("finished-once", f"twice:{match_id}", f"match {match_id} finished {n} times")
+        for match_id, event, old, new, at in conn.execute(
+                "SELECT match_id, event, old_status, new_status, at FROM soak_match_event "
+                "WHERE event = 'rewrite' OR old_status IN ('finished', 'failed', 'cancelled')"):
+            found("finished-once", f"changed:{match_id}:{at}", f"match {match_id} was {old} and changed "
+                  f"({event} to {new}) at {at:%H:%M:%S}")
+        for match_id, seat, n in conn.execute("SELECT match_id, seat, count(*) FROM soak_seat_write "
+                                              "GROUP BY match_id, seat HAVING count(*) > 1"):
+            found("finished-once", f"seat:{match_id}:{seat}", f"seat {seat} of match {match_id} written {n} times")
+        self._check_ratings(conn)
+        for kind, pk, games, done in conn.execute(
+                "SELECT 'pairing', p.id, p.games, (SELECT count(*) FROM matches_match m WHERE m.kind = "
+                "'tournament' AND m.status = 'finished' AND m.duplicate_set IN (SELECT duplicate_set FROM "
+                "tournaments_pairingset s WHERE s.pairing_id = p.id)) FROM tournaments_pairing p "
+                "WHERE p.second_id IS NOT NULL "
+                "UNION ALL SELECT 'table', t.id, t.games, (SELECT count(*) FROM matches_match m WHERE m.kind = "
+                "'tournament' AND m.status = 'finished' AND m.duplicate_set IN (SELECT duplicate_set FROM "
+                "tournaments_tableset s WHERE s.table_id = t.id)) FROM tournaments_table t WHERE NOT t.bye"):
+            if games != done:
+                found("tournaments-once", f"{kind}:{pk}:{games}:{done}",
+                      f"tournament {kind} {pk} counts {games} matches, {done} of its matches are finished")
+        for pk, status, match_id, match_status in conn.execute(
+                "SELECT v.id, v.status, m.id, m.status FROM bots_botversion v JOIN matches_match m "
+                "ON m.id = v.validation_match_id WHERE (v.status = 'pending' AND m.status IN ('finished', "
+                "'failed', 'cancelled')) OR (v.status = 'ready' AND m.status <> 'finished')"):
+            found("validation", f"{pk}:{status}:{match_status}",
+                  f"version {pk} is {status} while its validation match {match_id} is {match_status}")
+        for pk, owner, overdue in conn.execute(
+                "SELECT id, lease_owner, extract(epoch FROM now() - lease_expires) FROM matches_match "
+                "WHERE status = 'running' AND lease_expires < now() - make_interval(secs => %s)",
+                [args.lease_slack]):
+            found("lease", f"{pk}:{owner}", f"match {pk} running under {owner} with a lease expired "
+                  f"{float(overdue):.0f} s ago (slack {args.lease_slack:.0f} s)")
+        oldest = conn.execute(
+            "SELECT m.id, m.kind, extract(epoch FROM now() - q.since) FROM matches_match m CROSS JOIN LATERAL ("
+            "SELECT max(e.at) AS since FROM soak_match_event e WHERE e.match_id = m.id AND (e.new_status = "
+            "'queued' AND e.event IN ('insert', 'status') OR e.event = 'release')) q WHERE m.status = 'queued' "
+            "AND m.published_at IS NOT NULL ORDER BY q.since LIMIT 20").fetchall()
+        for pk, kind, age in oldest:
+            age = float(age or 0)
+            self.figures.peak("queued longest s", age)
+            if age > args.queued_bound:
+                found("queued", str(pk),
+                      f"{kind} match {pk} queued for {age:.0f} s (bound {args.queued_bound:.0f} s)")
+        overdue = conn.execute("SELECT coalesce(max(extract(epoch FROM now() - lease_expires)), 0) FROM "
+                               "matches_match WHERE status = 'running'").fetchone()[0]
+        self.figures.peak("lease overdue max s", float(overdue))
+        for pk, status, age in conn.execute(
+                "SELECT v.id, v.status, extract(epoch FROM coalesce(v.validated_at, now()) - v.created) FROM "
+                "bots_botversion v WHERE v.runtime <> 'builtin' AND v.id > %s ORDER BY v.id",
+                [max(self.versions_seen, default=0) - 200]):
+            if status != "pending" and pk not in self.versions_seen:
+                self.versions_seen[pk] = float(age)
+                self.figures.peak("upload to validated max s", float(age))
+        self.recent_matches = [row[0] for row in conn.execute(
+            "SELECT id FROM matches_match WHERE status = 'finished' ORDER BY id DESC LIMIT 40")]
 
     def _check_ratings(self, conn) -> None:
         finished = [row[0] for row in conn.execute(
@@ -1034,6 +1040,8 @@ class Soak:
                 "SELECT m.id, m.preset, m.result -> 'teams', array_agg(s.version_id ORDER BY s.seat) FROM "
                 "matches_match m JOIN matches_seat s ON s.match_id = m.id WHERE m.id = ANY(%s) GROUP BY m.id", [new])
             for pk, preset, teams, seats in rows:
+                if isinstance(teams, str):  # a connection whose jsonb loader leaves the text (Django's)
+                    teams = json.loads(teams)
                 teams = teams or [[i] for i in range(len(seats))]
                 sides: dict[int, set[int]] = collections.defaultdict(set)
                 for side, team in enumerate(teams):
@@ -1480,7 +1488,7 @@ def gone(proc: psutil.Process) -> bool:
         return True
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=30, help="length of the run under faults (default 30)")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/6", help="the broker's Redis database (flushed)")
@@ -1488,7 +1496,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="match workers (default 2)")
     parser.add_argument("--concurrency", type=int, default=2, help="processes per match worker (default 2)")
     parser.add_argument("--maintenance-worker", action=argparse.BooleanOptionalAction, default=True,
-                        help="a third worker on the maintenance queue alone, concurrency 1 (default on)")
+                        help="a third worker on the maintenance queue alone, as deploy/entrypoint.sh starts one "
+                             "(default on)")
+    parser.add_argument("--maintenance-concurrency", type=int, default=2,
+                        help="its processes (default 2, as deploy/entrypoint.sh)")
     parser.add_argument("--depth", type=int, default=30, help="KOZYR_LADDER_QUEUE_DEPTH (default 30)")
     parser.add_argument("--lease-seconds", type=int, default=30, help="KOZYR_LEASE_SECONDS (default 30)")
     parser.add_argument("--bots", type=int, default=54, help="uploaded bots at the start (at least 50)")
@@ -1522,7 +1533,11 @@ def main(argv: list[str] | None = None) -> int:
             setattr(args, name, quick if short else slow)
     if args.bots < 50:
         parser.error("--bots: at least 50")
-    return Soak(args).run()
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    return Soak(parse_args(argv)).run()
 
 
 if __name__ == "__main__":
