@@ -53,20 +53,21 @@ PADDING = "x" * 1200  # a Celery task message is about this size
 PACED = 100  # messages per producer sent 50 ms apart after the flood: the latency of an idle queue
 
 
-def produce(url: str, options: dict, count: int, start: multiprocessing.Event) -> None:
+def produce(url: str, options: dict, count: int, start: multiprocessing.Event, drained: multiprocessing.Event
+            ) -> None:
     start.wait()
     with Connection(url, transport_options=options) as connection:
         queue = connection.SimpleQueue(QUEUE)
         for i in range(count):
             queue.put({"sent": time.time(), "i": i, "pid": os.getpid(), "paced": False, "padding": PADDING})
-        time.sleep(3)
+        drained.wait()
         for i in range(PACED):
             queue.put({"sent": time.time(), "i": i, "pid": os.getpid(), "paced": True, "padding": PADDING})
             time.sleep(0.05)
         queue.close()
 
 
-def consume(url: str, options: dict, expected: int, idle: float, results) -> None:
+def consume(url: str, options: dict, expected: int, idle: float, results, drained: multiprocessing.Event) -> None:
     latencies, errors, received, flood_done = [], [], 0, None
     with Connection(url, transport_options=options) as connection:
         queue = connection.SimpleQueue(QUEUE)
@@ -86,7 +87,9 @@ def consume(url: str, options: dict, expected: int, idle: float, results) -> Non
             received += 1
             if received == expected - 2 * PACED:
                 flood_done = time.monotonic()
+                drained.set()
             quiet_since = time.monotonic()
+        drained.set()  # a lost message must not keep the producers waiting
         elapsed = (flood_done or time.monotonic()) - started
         before = psutil.Process().cpu_times()
         idle_until = time.monotonic() + idle
@@ -120,11 +123,12 @@ def run(name: str, url: str, options: dict, messages: int, idle: float, folder: 
     try:
         with Connection(url, transport_options=options) as connection:  # declare the queue first
             connection.SimpleQueue(QUEUE).close()
-        start = multiprocessing.Event()
+        start, drained = multiprocessing.Event(), multiprocessing.Event()
         results = multiprocessing.Queue()
         consumer = multiprocessing.Process(target=consume, args=(url, options, 2 * (messages + PACED), idle,
-                                                                     results))
-        producers = [multiprocessing.Process(target=produce, args=(url, options, messages, start)) for _ in range(2)]
+                                                                     results, drained))
+        producers = [multiprocessing.Process(target=produce, args=(url, options, messages, start, drained))
+                     for _ in range(2)]
         consumer.start()
         for producer in producers:
             producer.start()

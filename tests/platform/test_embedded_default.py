@@ -62,8 +62,8 @@ def status(url: str) -> int:
 class Site:
     """`make run`'s process manager with its own folder and port."""
 
-    def __init__(self, var: Path, port: int):
-        self.env = embedded_env(var, port)
+    def __init__(self, var: Path, port: int, **extra: str):
+        self.env = {**embedded_env(var, port), **extra}
         self.url = f"http://127.0.0.1:{port}"
         self.log_path = var / "supervisord.out"
         (var / "run").mkdir(parents=True, exist_ok=True)
