@@ -92,7 +92,7 @@ def do_update_bot(bot: Bot, **changes) -> Bot:
 
 def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
     """Store the checked file and queue its validation match; the version is ``pending`` until it ends."""
-    from matches.actions import create_match
+    from matches.actions import create_match, lock_requester, release_validations
 
     if bot.is_house:
         raise BotError("house bots are built in and take no uploads")
@@ -103,16 +103,20 @@ def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
     blobs.put("bots", upload.data)  # by content: idempotent, and never deletes an older version's file
     with transaction.atomic():
         check_pending_cap(bot.owner)  # again, with the owner's row locked: concurrent uploads count in turn
-        locked = Bot.objects.select_for_update().get(pk=bot.pk)
-        number = (locked.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-        version = BotVersion.objects.create(bot=locked, number=number, sha256=upload.sha256, size=upload.size,
+        # The owner's row is the only lock (first in the lock order, docs/matches.md; staff skip the cap's):
+        # it numbers one owner's versions in turn. No bot row lock: a validation result updates that row.
+        lock_requester(bot.owner_id)
+        number = (bot.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+        version = BotVersion.objects.create(bot=bot, number=number, sha256=upload.sha256, size=upload.size,
                                             filename=upload.filename, entry=upload.entry, runtime=upload.runtime)
         preset, overrides = VALIDATION_MATCHES[bot.game]
         opponent = house_version(bot.game, VALIDATION_OPPONENT)
-        match = create_match(kind="validation", preset=preset, overrides=overrides,
-                             seat_versions=_validation_seats(preset, overrides, version, opponent))
+        # Held, then released if it is the owner's turn: one validation per user out at a time (fair share).
+        match = create_match(kind="validation", preset=preset, overrides=overrides, requested_by=bot.owner,
+                             seat_versions=_validation_seats(preset, overrides, version, opponent), held=True)
         version.validation_match = match
         version.save(update_fields=["validation_match"])
+        release_validations(bot.owner_id)
     return version
 
 
@@ -125,18 +129,21 @@ def _validation_seats(preset: str, overrides: dict, version: BotVersion, opponen
 
 
 def finish_validation(match, seats) -> None:
-    """The validation match ended (inside its result transaction): ready if the new version played cleanly."""
-    version = (BotVersion.objects.select_for_update().select_related("bot")
-               .filter(validation_match=match, status=BotVersion.Status.PENDING).first())
+    """The validation match ended (inside its result transaction): ready if the new version played cleanly.
+    No row is locked beyond what the updates take (docs/matches.md, "Lock order"): the match's own lock
+    already makes this run once, and a FOR UPDATE on the version would block uploads' seat inserts."""
+    version = BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).first()
     if version is None:
         return
     own = [s for s in seats if s.version_id == version.pk]
     failed = next((s for s in own if s.verdict != protocol.OK), None)
     version.validated_at = timezone.now()
+    pending = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING)
     if failed is None:
         version.status = BotVersion.Status.READY
         version.reason = ""
-        version.save(update_fields=["status", "reason", "validated_at"])
+        if not pending.update(status=version.status, reason="", validated_at=version.validated_at):
+            return
         Bot.objects.filter(pk=version.bot_id).update(current_version=version, updated=timezone.now())
         from ratings.actions import sync_current
 
@@ -147,7 +154,7 @@ def finish_validation(match, seats) -> None:
     else:
         version.status = BotVersion.Status.REJECTED
         version.reason = f"{failed.verdict} ({failed.code}): {failed.detail}"[:4000]
-        version.save(update_fields=["status", "reason", "validated_at"])
+        pending.update(status=version.status, reason=version.reason, validated_at=version.validated_at)
 
 
 def _fill_ladder_now() -> None:

@@ -7,6 +7,11 @@ Invariants (docs/matches.md; each has a test in tests/platform/matches/):
 - Nothing a crash interrupts is lost: an expired lease goes back to the queue (after MAX_ATTEMPTS: failed,
   with no rating effect), and a queued match whose message was lost is published again.
 - An infrastructure failure (the sandbox could not start, a worker lost its lease) never counts against a bot.
+- A held match (``published_at`` null) waits in the database until whoever holds it back publishes it: a
+  tournament (at most a few at a time) or the validation queue's fair share (one per user at a time).
+- Locks are taken in one order everywhere (docs/matches.md, "Lock order"): the match being recorded, the
+  requester's account row, seats, versions, bots, ratings, tournament rows, and last the held matches that
+  are released.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -58,8 +64,10 @@ def _layout(preset: str, overrides: tuple[tuple[str, str], ...]) -> tuple[int, t
 
 def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion], overrides: dict | None = None,
                  ranked: bool = False, base_seed: int | None = None, duplicate_set: uuid.UUID | None = None,
-                 rotation: int = 0, requested_by=None, time_control: TimeControl | None = None) -> Match:
-    """One queued match, published to its queue when the surrounding transaction commits."""
+                 rotation: int = 0, requested_by=None, time_control: TimeControl | None = None,
+                 held: bool = False) -> Match:
+    """One queued match, published to its queue when the surrounding transaction commits; or, ``held``, kept
+    in the database unpublished until ``publish_held`` sends it (nothing else does: not even republish_lost)."""
     from arena.games import resolve
 
     game, _ = resolve(preset, overrides or {})
@@ -69,16 +77,18 @@ def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion],
             kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked,
             base_seed=new_base_seed() if base_seed is None else base_seed,
             duplicate_set=duplicate_set or uuid.uuid4(), rotation=rotation, requested_by=requested_by,
-            time_control=control.to_dict(), published_at=timezone.now())
+            time_control=control.to_dict(), published_at=None if held else timezone.now())
         Seat.objects.bulk_create([Seat(match=match, seat=i, version=v) for i, v in enumerate(seat_versions)])
-        publish_on_commit(match)
+        if not held:
+            publish_on_commit(match)
     return match
 
 
 def create_duplicate_set(*, kind: str, preset: str, versions: Sequence[BotVersion], overrides: dict | None = None,
-                         ranked: bool = False, requested_by=None, time_control: TimeControl | None = None
-                         ) -> list[Match]:
-    """Every distinct rotation of the seats over one deal (one version per seat, or one per team)."""
+                         ranked: bool = False, requested_by=None, time_control: TimeControl | None = None,
+                         held: bool = False) -> list[Match]:
+    """Every distinct rotation of the seats over one deal (one version per seat, or one per team); published
+    on commit, or ``held`` as ``create_match`` says."""
     from arena.games import resolve
 
     seats, teams = layout(preset, overrides or {})
@@ -94,18 +104,66 @@ def create_duplicate_set(*, kind: str, preset: str, versions: Sequence[BotVersio
         matches = Match.objects.bulk_create([
             Match(kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked, base_seed=base_seed,
                   duplicate_set=set_id, rotation=r, requested_by=requested_by, time_control=control,
-                  published_at=now) for r, _ in seatings.values()])
+                  published_at=None if held else now) for r, _ in seatings.values()])
         Seat.objects.bulk_create([Seat(match=match, seat=i, version=v)
                                   for match, (_, seat_versions) in zip(matches, seatings.values(), strict=True)
                                   for i, v in enumerate(seat_versions)])
-        for match in matches:
-            publish_on_commit(match)
+        if not held:
+            for match in matches:
+                publish_on_commit(match)
     return matches
 
 
 def publish_on_commit(match: Match) -> None:
-    match_id, queue = match.pk, match.queue
-    transaction.on_commit(lambda: publish(match_id, queue))
+    # A partial, not a lambda: what a transaction will publish can be read off its on-commit callbacks.
+    transaction.on_commit(functools.partial(publish, match.pk, match.queue))
+
+
+def publish_held(matches) -> int:
+    """Publish held matches on commit, each once (a conditional update from held to published). The caller
+    holds whatever lock decides how many may go (a tournament's row, the requester's row)."""
+    released = 0
+    for match in matches:
+        if Match.objects.filter(pk=match.pk, status=Match.Status.QUEUED, published_at__isnull=True).update(
+                published_at=timezone.now()):
+            publish_on_commit(match)
+            released += 1
+    return released
+
+
+def lock_requester(user_id: int | None) -> None:
+    """Lock the account row of whoever a match or upload is for (the per-user caps of bots/limits.py lock the
+    same row first): one user's validations are counted and released one transaction at a time."""
+    if user_id is not None:
+        list(get_user_model().objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk"))
+
+
+def release_validations(user_id: int | None) -> int:
+    """The validation queue's fair share: a user has at most one validation match published (queued in the
+    broker or running) at a time, so one user's ten uploads never keep another's waiting for more than a
+    match. Publishes the user's oldest held validation when none of theirs is out. Call it inside a
+    transaction after ``lock_requester(user_id)``; the publish goes on commit."""
+    if user_id is None:
+        return 0
+    mine = Match.objects.filter(kind=Match.Kind.VALIDATION, requested_by_id=user_id)
+    if mine.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING], published_at__isnull=False).exists():
+        return 0
+    return publish_held(mine.filter(status=Match.Status.QUEUED, published_at__isnull=True).order_by("pk")[:1])
+
+
+def release_missed_validations() -> int:
+    """Beat (through republish_lost): the next validation of every user whose release was missed (a
+    validation cancelled by hand, a crash between commit and release)."""
+    held = Match.objects.filter(kind=Match.Kind.VALIDATION, status=Match.Status.QUEUED, published_at__isnull=True)
+    released = 0
+    for user_id in set(held.values_list("requested_by_id", flat=True)[:1000]):
+        with transaction.atomic():
+            if user_id is None:  # nobody to share with: publish
+                released += publish_held(held.filter(requested_by__isnull=True))
+                continue
+            lock_requester(user_id)
+            released += release_validations(user_id)
+    return released
 
 
 def publish(match_id: int, queue: str, retry: bool = False) -> None:
@@ -151,7 +209,10 @@ def finish(match_id: int, owner: str, result: dict[str, Any], replay_sha256: str
         match = _locked_if_held(match_id, owner)
         if match is None:
             return False
-        seats = {s.seat: s for s in Seat.objects.select_for_update().filter(match=match).select_related("version")}
+        _lock_for_hooks(match)
+        # No lock on the seats (only this transaction, under the match's lock, writes them) nor on their versions
+        # (a FOR UPDATE there blocked every upload's seat inserts behind every validation result).
+        seats = {s.seat: s for s in Seat.objects.filter(match=match).select_related("version")}
         points = result.get("points") or []
         for row in result["seats"]:
             seat = seats[row["seat"]]
@@ -177,6 +238,13 @@ def finish(match_id: int, owner: str, result: dict[str, Any], replay_sha256: str
     return True
 
 
+def _lock_for_hooks(match: Match) -> None:
+    """The rows a match's hooks lock that come before seats and versions in the lock order: the requester's
+    account row for a validation (its next validation is released at the end)."""
+    if match.kind == Match.Kind.VALIDATION:
+        lock_requester(match.requested_by_id)
+
+
 def run_finish_hooks(match: Match, seats: list[Seat]) -> None:
     """Everything that follows from a result, inside the transaction that records it."""
     from bots.actions import finish_validation
@@ -185,6 +253,8 @@ def run_finish_hooks(match: Match, seats: list[Seat]) -> None:
         finish_validation(match, seats)
     for hook in FINISH_HOOKS:
         hook(match, seats)
+    if match.kind == Match.Kind.VALIDATION:
+        release_validations(match.requested_by_id)  # held matches last, as the lock order says
 
 
 # Other apps (ratings, tournaments, the ladder's suspension rule) append here at import time.
@@ -205,6 +275,7 @@ def _requeue_or_fail(match: Match, reason: str) -> None:
     match.lease_owner, match.lease_expires = "", None
     match.failure = reason[:2000]
     if match.attempts >= settings.MAX_ATTEMPTS:
+        _lock_for_hooks(match)
         match.status = Match.Status.FAILED
         match.finished = timezone.now()
         match.save(update_fields=["status", "finished", "lease_owner", "lease_expires", "failure"])
@@ -223,6 +294,8 @@ def run_failure_hooks(match: Match) -> None:
         fail_validation(match)
     for hook in FAILURE_HOOKS:
         hook(match)
+    if match.kind == Match.Kind.VALIDATION:
+        release_validations(match.requested_by_id)
 
 
 FAILURE_HOOKS: list = []
@@ -246,15 +319,17 @@ def recover_expired_leases() -> int:
 
 
 def republish_lost() -> int:
-    """Queued matches whose message may have been lost (a broker restarted without persistence)."""
+    """Queued matches whose message may have been lost (a broker restarted without persistence), and the
+    validations whose turn was missed. A held match (published_at null) is never published here: only what
+    holds it back releases it."""
     cutoff = timezone.now() - REPUBLISH_AFTER
-    ids = list(Match.objects.filter(status=Match.Status.QUEUED, published_at__lt=cutoff)
+    ids = list(Match.objects.filter(status=Match.Status.QUEUED, published_at__isnull=False, published_at__lt=cutoff)
                .values_list("pk", "kind")[:1000])
     for match_id, kind in ids:
         if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, published_at__lt=cutoff).update(
                 published_at=timezone.now()):
             publish(match_id, kind)
-    return len(ids)
+    return len(ids) + release_missed_validations()
 
 
 def cancel(match: Match, reason: str) -> bool:

@@ -47,6 +47,8 @@ class Match(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     lease_owner = models.CharField(max_length=120, blank=True)
     lease_expires = models.DateTimeField(null=True, blank=True)
+    # When the match's message was last sent to the broker; null while the match is *held* in the database
+    # (a tournament's matches beyond the few it may have out, a user's validations behind their first).
     published_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(default=timezone.now, db_index=True)
     started = models.DateTimeField(null=True, blank=True)
@@ -79,6 +81,10 @@ class Match(models.Model):
     @property
     def queue(self) -> str:
         return self.kind
+
+    @property
+    def is_held(self) -> bool:
+        return self.status == self.Status.QUEUED and self.published_at is None
 
 
 class Seat(models.Model):
