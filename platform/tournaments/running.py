@@ -14,12 +14,12 @@ from __future__ import annotations
 import contextlib
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from arena.referee import TimeControl
 from bots.models import BotVersion
-from matches.actions import create_duplicate_set, create_match, layout
+from matches.actions import create_duplicate_set, create_match, layout, publish_held
 from matches.models import Match, Seat
 from ratings.actions import side_scores
 from ratings.models import Rating
@@ -27,9 +27,15 @@ from tournaments import berger, knockout, swiss, tables
 from tournaments.models import Entry, Pairing, PairingSet, Round, Table, TableSet, Tournament, Trophy
 from tournaments.records import BYE_POINTS, Result
 
-# Matches of one tournament published to the workers at a time; the rest wait in the database, so a big
-# round never holds back validation, challenges and the ladder for long (docs/tournaments.md).
-IN_FLIGHT = 8
+# How a tournament shares the workers (docs/tournaments.md, "Matches"). Its matches are created held (in the
+# database, unpublished) and released one by one, inside a result's transaction or by the beat's drive:
+IN_FLIGHT = 8  # at most this many of one tournament's matches published at a time (in the broker or running)
+WAITING = 1  # of which at most this many wait in the broker unclaimed: work queued later is a match behind
+# While the ladder or challenges have matches waiting, tournaments release nothing unless those kinds had at
+# least SITE_SHARE of the last SHARE_WINDOW finished matches; while a validation waits, nothing at all.
+SITE_SHARE = 0.2
+SHARE_WINDOW = 20
+SITE_KINDS = (Match.Kind.LADDER, Match.Kind.CHALLENGE)
 TROPHY_PLACES = 3
 TABLE_FORMATS = (Tournament.Format.TABLE_ROUND_ROBIN, Tournament.Format.SWISS_TABLES)
 SIT_OUT_SCORE = 0.5  # an entrant left over when the field does not fill whole tables: as if it drew
@@ -150,8 +156,8 @@ def _pair_tables(t: Tournament, rnd: Round, plan: tables.TableRound, version_row
         for _ in range(t.deals):
             matches = create_duplicate_set(kind=Match.Kind.TOURNAMENT, preset=t.preset, overrides=t.overrides,
                                            versions=[version_rows[versions[e]] for e in seating],
-                                           time_control=TimeControl(**t.time_control) if t.time_control else None)
-            Match.objects.filter(pk__in=[m.pk for m in matches]).update(published_at=None)
+                                           time_control=TimeControl(**t.time_control) if t.time_control else None,
+                                           held=True)
             TableSet.objects.create(table=row, duplicate_set=matches[0].duplicate_set)
     for entrant in plan.byes:
         board += 1
@@ -191,9 +197,7 @@ def _pair_next_round(t: Tournament) -> Round | None:
 def _queue_set(t: Tournament, pairing: Pairing, versions: list[BotVersion], tiebreak: bool = False) -> None:
     matches = create_duplicate_set(kind=Match.Kind.TOURNAMENT, preset=t.preset, overrides=t.overrides,
                                    versions=versions, time_control=TimeControl(**t.time_control) if t.time_control
-                                   else None)
-    # Held back until release_held publishes them (published_at None: not republished either).
-    Match.objects.filter(pk__in=[m.pk for m in matches]).update(published_at=None)
+                                   else None, held=True)  # until release_held publishes them
     PairingSet.objects.create(pairing=pairing, duplicate_set=matches[0].duplicate_set, tiebreak=tiebreak)
 
 
@@ -205,17 +209,50 @@ def tournament_matches(t: Tournament):
 
 
 def release_held(t: Tournament) -> int:
-    """Publish held matches until IN_FLIGHT of this tournament's matches are queued or running."""
-    from matches.actions import publish_on_commit
-
+    """Publish the tournament's next held match if it has room (fewer than IN_FLIGHT out, fewer than WAITING
+    unclaimed) and the rest of the site is not owed the next worker. The caller holds the tournament's row,
+    so two releases of one tournament never count the same room; the publish goes on commit."""
     matches = tournament_matches(t)
-    busy = matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING], published_at__isnull=False).count()
-    held = list(matches.filter(status=Match.Status.QUEUED, published_at__isnull=True).order_by("pk")
-                [: max(0, IN_FLIGHT - busy)])
-    for match in held:
-        if Match.objects.filter(pk=match.pk, published_at__isnull=True).update(published_at=timezone.now()):
-            publish_on_commit(match)
-    return len(held)
+    out = matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING], published_at__isnull=False) \
+        .aggregate(out=Count("pk"), waiting=Count("pk", filter=Q(status=Match.Status.QUEUED)))
+    room = min(IN_FLIGHT - out["out"], WAITING - out["waiting"])
+    if room <= 0 or site_is_owed_a_worker():
+        return 0
+    return publish_held(matches.filter(status=Match.Status.QUEUED, published_at__isnull=True).order_by("pk")[:room])
+
+
+def site_is_owed_a_worker() -> bool:
+    """Whether the next free worker belongs to the rest of the site rather than to a tournament: a validation
+    is waiting (a new version waits about one match, never a tournament's queue), or the ladder or challenges
+    are waiting and had less than SITE_SHARE of the last SHARE_WINDOW finished matches. The tournament
+    queue outranks theirs in every worker, so the only way to leave them a worker is not to publish."""
+    waiting = Match.objects.filter(status=Match.Status.QUEUED, published_at__isnull=False)
+    if waiting.filter(kind=Match.Kind.VALIDATION).exists():
+        return True
+    if not waiting.filter(kind__in=SITE_KINDS).exists():
+        return False
+    recent = list(Match.objects.filter(status=Match.Status.FINISHED).order_by("-finished")
+                  .values_list("kind", flat=True)[:SHARE_WINDOW])
+    return sum(kind in SITE_KINDS for kind in recent) < SITE_SHARE * len(recent)
+
+
+def _release_locked(tournament_id: int, *, wait: bool = True) -> int:
+    """Lock a running tournament's row (or, not ``wait``ing, skip it when another transaction has it) and
+    release what it has room for."""
+    rows = Tournament.objects.select_for_update(skip_locked=not wait).filter(pk=tournament_id,
+                                                                             status=Tournament.Status.RUNNING)
+    t = rows.first()
+    return release_held(t) if t is not None else 0
+
+
+def make_room(match: Match, seats: list[Seat] | None = None) -> None:
+    """A finish and failure hook for every match that is not a tournament's: the worker it frees may be a
+    tournament's turn (a tournament's own matches release in record_tournament_match). Tournaments another
+    transaction is releasing for are skipped, so this never waits for one."""
+    if match.kind == Match.Kind.TOURNAMENT:
+        return
+    for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True):
+        _release_locked(pk, wait=False)
 
 
 def _pairing_of(match: Match) -> Pairing | None:
@@ -228,7 +265,8 @@ def _pairing_of(match: Match) -> Pairing | None:
 
 def record_tournament_match(match: Match, seats: list[Seat]) -> None:
     """A finish hook (inside the match's result transaction): add the match to its pairing; decide the
-    pairing when all its matches are in; queue the tournament's next step after the commit."""
+    pairing when all its matches are in; release the tournament's next held match; when the pairing is
+    decided, queue the tournament's next step after the commit."""
     if match.kind != Match.Kind.TOURNAMENT:
         return
     pairing = _pairing_of(match)
@@ -257,14 +295,16 @@ def record_tournament_match(match: Match, seats: list[Seat]) -> None:
             _queue_set(t, pairing, [pairing.first.version, pairing.second.version], tiebreak=True)
     pairing.save()
     tournament_id = t.pk
-    transaction.on_commit(lambda: _advance_later(tournament_id))
+    _release_locked(tournament_id)  # the worker this match leaves may take the tournament's next one
+    if pairing.score is not None:  # the round may be complete: pair the next one now, not at the next beat
+        transaction.on_commit(lambda: _advance_later(tournament_id))
 
 
 def _record_table_match(match: Match, seats: list[Seat]) -> None:
     link = TableSet.objects.filter(duplicate_set=match.duplicate_set).first()
     if link is None:
         return
-    table = Table.objects.select_for_update().select_related("round__tournament").get(pk=link.table_id)
+    table = Table.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=link.table_id)
     _, teams = layout(match.preset, match.overrides)
     scores = side_scores([s.rank for s in sorted(seats, key=lambda s: s.seat)], teams)
     side_of = {seat: side for side, team in enumerate(teams) for seat in team}
@@ -281,7 +321,9 @@ def _record_table_match(match: Match, seats: list[Seat]) -> None:
         table.scores = {e: total / table.games for e, total in table.totals.items()}
     table.save()
     tournament_id = table.round.tournament_id
-    transaction.on_commit(lambda: _advance_later(tournament_id))
+    _release_locked(tournament_id)
+    if table.scores is not None:
+        transaction.on_commit(lambda: _advance_later(tournament_id))
 
 
 def _all_played(pairing: Pairing) -> bool:
@@ -343,13 +385,17 @@ def replace_failed_match(match: Match) -> None:
     played again with the same deal and seats; it is never scored as a loss."""
     if match.kind != Match.Kind.TOURNAMENT:
         return
-    if not (PairingSet.objects.filter(duplicate_set=match.duplicate_set).exists()
-            or TableSet.objects.filter(duplicate_set=match.duplicate_set).exists()):
+    tournament_id = (PairingSet.objects.filter(duplicate_set=match.duplicate_set)
+                     .values_list("pairing__round__tournament_id", flat=True).first()
+                     or TableSet.objects.filter(duplicate_set=match.duplicate_set)
+                     .values_list("table__round__tournament_id", flat=True).first())
+    if tournament_id is None:
         return
     seats = [s.version for s in match.seats.select_related("version").order_by("seat")]
     create_match(kind=Match.Kind.TOURNAMENT, preset=match.preset, overrides=match.overrides, seat_versions=seats,
                  base_seed=match.base_seed, duplicate_set=match.duplicate_set, rotation=match.rotation,
-                 time_control=TimeControl(**match.time_control))
+                 time_control=TimeControl(**match.time_control), held=True)
+    _release_locked(tournament_id)
 
 
 def finish(t: Tournament) -> None:
