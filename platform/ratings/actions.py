@@ -193,7 +193,8 @@ def _refit(preset: str, requested: datetime | None) -> Refit:
     with transaction.atomic():
         refit = Refit.objects.create(preset=preset, matches=matches, last_match=last_match, rated=0,
                                      seconds=0.0)
-        rows = list(Rating.objects.select_for_update().filter(preset=preset))
+        # in version-id order, as recording a result locks them (docs/matches.md, "Lock order")
+        rows = list(Rating.objects.select_for_update().filter(preset=preset).order_by("version_id"))
         snapshots = []
         for rating in rows:
             value = fitted.rating(rating.version_id)

@@ -3,6 +3,7 @@ side never deadlock. Real threads on real PostgreSQL, each with its own connecti
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import Counter
 
@@ -94,3 +95,31 @@ def test_it_uploads_40_versions_while_their_bots_validations_are_recorded(make_u
     racers = BotVersion.objects.filter(bot__name__startswith="racer-")
     assert racers.filter(number=1, status="ready").count() == UPLOADS
     assert racers.filter(number=2, status="pending").count() == UPLOADS
+
+
+def test_it_refits_a_preset_while_its_ranked_results_are_recorded(house_bots, make_user):
+    """A refit locked every rating of the preset in no order while each result locks its seats' ratings in
+    version-id order: refits beside results deadlocked 3 to 9 times a run."""
+    from bots.actions import do_create_bot
+    from ratings.actions import refit_preset
+
+    owner = make_user("rater")
+    versions = [BotVersion.objects.create(bot=do_create_bot(owner, game="bura", name=f"rated-{k}"), number=1,
+                                          builtin="random", runtime="builtin", status="ready") for k in range(12)]
+    sets = [actions.create_duplicate_set(kind="ladder", preset="bura", ranked=True,
+                                         versions=[versions[k % 12], versions[(k * 5 + 1) % 12]])
+            for k in range(60) if k % 12 != (k * 5 + 1) % 12]
+    first = [s[0] for s in sets]
+    for match in first:  # every pair rated once, so every rating row exists before the race
+        actions.claim(match.pk, "warm-up")
+        actions.finish(match.pk, "warm-up", clean_result(match), "", 0, {})
+    refit_preset("bura")
+    rest = [match for s in sets for match in s[1:]][:30]
+    for match in rest:
+        actions.claim(match.pk, f"w{match.pk}")
+    jobs = [functools.partial(lambda m: actions.finish(m.pk, f"w{m.pk}", clean_result(m), "", 0, {}), match)
+            for match in rest]
+    jobs += [functools.partial(refit_preset, "bura") for _ in range(20)]
+    errors = run_together(jobs)
+    assert errors == []
+    assert Match.objects.filter(pk__in=[m.pk for m in rest], status="finished").count() == len(rest)
