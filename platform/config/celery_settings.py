@@ -23,6 +23,7 @@ MAINTENANCE_QUEUE = "maintenance"
 # sent to the back of a ladder queue kept 30 deep.
 RETRY_PRIORITY = 0
 MATCH_PRIORITY = 3
+CELERY_TASK_ROUTES = {"matches.tasks.play_match": {"priority": MATCH_PRIORITY}}  # a publish may say otherwise
 MATCH_HARD_CAP_SECONDS = 2 * 3600  # no match, however slow its bots, holds a worker longer than this
 
 # One direct exchange per queue, so a message published to a queue lands in that queue only.

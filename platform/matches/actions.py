@@ -20,14 +20,14 @@ import functools
 import logging
 import secrets
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F
 from django.utils import timezone
 
 from arena import protocol
@@ -318,18 +318,33 @@ def recover_expired_leases() -> int:
     return count
 
 
-def republish_lost() -> int:
+def republish_lost(waiting: Callable[[str], int | None] | None = None) -> int:
     """Queued matches whose message may have been lost (a broker restarted without persistence), and the
     validations whose turn was missed. A held match (published_at null) is never published here: only what
-    holds it back releases it."""
+    holds it back releases it.
+
+    ``waiting(queue)`` is how many messages the broker holds for a queue (None: unknown). A queue that holds
+    at least as many as it has published queued rows has lost nothing, and its rows are left alone: on a
+    busy site every queued match waits longer than REPUBLISH_AFTER, and sending each again every time would
+    pile duplicates into the broker for as long as the queue stays full."""
     cutoff = timezone.now() - REPUBLISH_AFTER
-    ids = list(Match.objects.filter(status=Match.Status.QUEUED, published_at__isnull=False, published_at__lt=cutoff)
-               .values_list("pk", "kind")[:1000])
-    for match_id, kind in ids:
+    published = Match.objects.filter(status=Match.Status.QUEUED, published_at__isnull=False)
+    stale = list(published.filter(published_at__lt=cutoff).values_list("pk", "kind")[:1000])
+    intact: set[str] = set()
+    if waiting is not None:
+        rows = dict(published.filter(kind__in={kind for _, kind in stale}).values_list("kind")
+                    .annotate(n=Count("pk")))
+        for kind, count in rows.items():
+            held = waiting(Match(kind=kind).queue)
+            if held is not None and held >= count:
+                intact.add(kind)
+    for match_id, kind in stale:
+        if kind in intact:
+            continue
         if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, published_at__lt=cutoff).update(
                 published_at=timezone.now()):
             publish(match_id, kind)
-    return len(ids) + release_missed_validations()
+    return sum(kind not in intact for _, kind in stale) + release_missed_validations()
 
 
 def cancel(match: Match, reason: str) -> bool:

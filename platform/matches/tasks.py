@@ -17,7 +17,6 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection, connections
 
 from bots.blobs import BlobCorrupt, BlobMissing
-from config.celery_settings import MATCH_PRIORITY
 from matches import actions
 from matches.models import Match
 
@@ -68,7 +67,7 @@ def lease_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True, priority=MATCH_PRIORITY)
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def play_match(match_id: int) -> str:
     from matches.play import play, store_logs, store_replay
     from matches.signals import sandbox_problem
@@ -158,9 +157,21 @@ def stop_this_worker() -> None:
 def recover_matches() -> dict[str, int]:
     """Beat: expired leases back to the queue, lost messages published again, orphan containers reaped."""
     expired = actions.recover_expired_leases()
-    republished = actions.republish_lost()
+    republished = actions.republish_lost(waiting=broker_waiting)
     reaped = reap_orphans()
     return {"expired": expired, "republished": republished, "reaped": reaped}
+
+
+def broker_waiting(queue: str, connection=None) -> int | None:
+    """Messages the broker holds for ``queue`` (every priority), or None when it cannot say."""
+    from config.celery import app
+
+    try:
+        with (connection or app.connection_for_write()) as conn:
+            return conn.default_channel.queue_declare(queue=queue).message_count  # a no-op on Redis but the count
+    except Exception as err:  # the broker is away: count nothing, send what looks lost
+        log.warning("could not count the messages of queue %s: %s", queue, err)
+        return None
 
 
 def reap_orphans() -> int:

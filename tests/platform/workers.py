@@ -42,10 +42,13 @@ _sender = Celery("kozyr-test-sender")
 _sender.config_from_object("config.celery_settings", namespace="CELERY")  # the site's queues and exchanges
 
 
-def publish_to_redis(match_id: int, queue: str) -> None:
-    # An explicit connection: the test process's own broker setting (CELERY_BROKER_URL) is memory://.
+def publish_to_redis(match_id: int, queue: str, retry: bool = False) -> None:
+    """matches.actions.publish, to the test's Redis (the test process's own broker setting is memory://)."""
+    from config.celery_settings import MATCH_PRIORITY, RETRY_PRIORITY
+
     with Connection(REDIS_URL) as connection:
-        _sender.send_task("matches.tasks.play_match", args=[match_id], queue=queue, connection=connection)
+        _sender.send_task("matches.tasks.play_match", args=[match_id], queue=queue, connection=connection,
+                          priority=RETRY_PRIORITY if retry else MATCH_PRIORITY)
 
 
 class Worker:
