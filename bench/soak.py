@@ -508,8 +508,7 @@ class Recovery:
     injection: Injection
     since: float  # the moment recovery time is counted from
     deadline: float
-    done: object  # () -> None (not yet), True (recovered) or a str (failed, why)
-    on_done: object = None
+    done: object  # () -> None (not yet), True or a float (recovered; in that many seconds) or a str (failed: why)
 
 
 @dataclass
@@ -944,8 +943,6 @@ class Soak:
                 bound = recovery.deadline - recovery.since
                 recovery.injection.detail += f"; NOT SURVIVED: no recovery within {bound:.0f} s"
                 say(f"{recovery.injection.fault} at {recovery.injection.at:.0f}s: no recovery in time")
-            if recovery.injection.survived is not None and recovery.on_done:
-                recovery.on_done()
 
     # -- the checker: every invariant by SQL in one snapshot ---------------------------------------------------
     def checker(self) -> None:
@@ -1087,10 +1084,9 @@ class Soak:
         self.injections.append(injection)
         getattr(self, "fault_" + fault.replace("-", "_"))(injection)
 
-    def _recover(self, injection: Injection, since: float, done, bound: float | None = None, on_done=None) -> None:
+    def _recover(self, injection: Injection, since: float, done, bound: float | None = None) -> None:
         with self.recovery_lock:
-            self.recoveries.append(Recovery(injection, since, since + (bound or self.args.recovery_bound), done,
-                                            on_done))
+            self.recoveries.append(Recovery(injection, since, since + (bound or self.args.recovery_bound), done))
 
     def _events_since(self, ids: list[int], since: float, event_filter: str) -> dict[int, float]:
         with self.db() as conn:
@@ -1119,17 +1115,16 @@ class Soak:
                             f"{playing[:4]}, {len(processes)} processes under it")
         say(f"fault worker-kill: {injection.detail}")
 
-        def bots_gone() -> None:
-            deadline = time.monotonic() + 15
-            while time.monotonic() < deadline and not all(gone(p) for p in processes):
-                time.sleep(0.2)
-            for proc in processes:
-                if not gone(proc):
-                    self._left_behind(proc, f"{target.name} (SIGKILLed)")
-                    injection.detail += "; a bot process outlived it"
-
-        threading.Thread(target=bots_gone, daemon=True).start()
-        time.sleep(2)
+        # Its bots must die with it (bwrap's --die-with-parent), before the restarted worker's sweep could hide
+        # a survivor: look for 15 s, then start it again.
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not all(gone(p) for p in processes):
+            time.sleep(0.2)
+        for proc in processes:
+            if not gone(proc):
+                self._left_behind(proc, f"{target.name} (SIGKILLed)")
+                injection.detail += "; a process outlived it"
+        time.sleep(max(0.0, killed_at + 2 - time.time()))
         target.start()
 
         def done():
