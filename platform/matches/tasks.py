@@ -52,6 +52,7 @@ class LeaseKeeper(threading.Thread):
 
 
 SIBLING_DELAY = 0.05  # seconds: the rotation goes back in the queue behind whatever else waits
+CLAIM_RETRY_SECONDS = 5  # a message that arrived while the database was away is tried again this much later
 
 
 def sibling_running_here(match_id: int) -> bool:
@@ -78,15 +79,24 @@ def play_match(match_id: int) -> str:
         log.error("this worker cannot run sandboxes (%s); it stops taking matches", problem)
         stop_this_worker()
         return "worker-broken"
-    if settings.SEPARATE_ROTATIONS and sibling_running_here(match_id):
-        # The same deal with the seats rotated is being played on this machine: two sandboxes side by side
-        # could signal each other through what they share (docs/sandbox.md), so play it after, or elsewhere.
-        priority = (play_match.request.delivery_info or {}).get("priority")  # a retry stays a retry
-        play_match.apply_async((match_id,), queue=Match.objects.get(pk=match_id).queue, countdown=SIBLING_DELAY,
-                               **({"priority": priority} if priority is not None else {}))
-        return "deferred"
     owner = lease_owner()
-    match = actions.claim(match_id, owner)
+    try:
+        if settings.SEPARATE_ROTATIONS and sibling_running_here(match_id):
+            # The same deal with the seats rotated is being played on this machine: two sandboxes side by side
+            # could signal each other through what they share (docs/sandbox.md), so play it after, or elsewhere.
+            priority = (play_match.request.delivery_info or {}).get("priority")  # a retry stays a retry
+            play_match.apply_async((match_id,), queue=Match.objects.get(pk=match_id).queue,
+                                   countdown=SIBLING_DELAY, **({"priority": priority} if priority is not None else {}))
+            return "deferred"
+        match = actions.claim(match_id, owner)
+    except (OperationalError, InterfaceError) as err:
+        # The database is away: acknowledging this message would leave the match queued with no message
+        # until beat noticed (a cut database ate every message the workers took meanwhile). Ask again later.
+        log.warning("database unavailable before match %s could be claimed (%s); trying again in %s s",
+                    match_id, err, CLAIM_RETRY_SECONDS)
+        for conn in connections.all():
+            conn.close()
+        raise play_match.retry(countdown=CLAIM_RETRY_SECONDS, max_retries=None) from err
     if match is None:
         return "not-queued"  # a duplicate or late delivery: someone else has it, or it is done
     keeper = LeaseKeeper(match_id, owner)

@@ -151,6 +151,24 @@ def test_it_stores_the_result_once_when_the_database_vanishes_at_the_end(workers
         proxy.close()
 
 
+def test_it_plays_a_match_whose_message_arrived_while_the_database_was_away(workers, alice):
+    """A worker that cannot claim a match (the database is cut) asks again later instead of acknowledging the
+    message away: no beat runs here, so nothing else would ever send it again."""
+    proxy = DatabaseProxy()
+    try:
+        worker = workers("w1", db_port=proxy.port)
+        proxy.cut()
+        match = slow_ladder_match(alice, delay=0.0)  # written directly; its message reaches the cut-off worker
+        wait_for(lambda: "matches.tasks.play_match" in worker.output(), 60, "the message to reach the worker")
+        time.sleep(8)  # the worker tries to claim it against the cut database
+        assert Match.objects.get(pk=match.pk).status == "queued"
+        proxy.restore()
+        wait_for(lambda: Match.objects.get(pk=match.pk).status == "finished", 90, "the match to be played")
+        assert Match.objects.get(pk=match.pk).attempts == 1
+    finally:
+        proxy.close()
+
+
 def test_it_refuses_to_start_a_worker_that_cannot_run_the_sandbox(workers, alice, tmp_path):
     broken = workers("broken", wait=False, PATH="/usr/local/nobwrap:/nonexistent", KOZYR_SANDBOX_ALLOW_WEAK="true")
     broken.proc.wait(timeout=60)
