@@ -179,7 +179,10 @@ def stored_view(sha256: str, view: str, compute: Compute) -> StoredView:
             logger.warning("replay %s view %s: waited %d s for another computation; computing it here",
                            sha256[:12], view, LOCK_SECONDS)
     try:
-        return _compute_and_store(sha256, view, compute)
+        # Asked again under the lock: its holder may have stored the view and let go between our last look
+        # and our taking the lock.
+        found = _read_manifest(sha256, view)
+        return found if found is not None else _compute_and_store(sha256, view, compute)
     finally:
         cache.delete(lock)
 
