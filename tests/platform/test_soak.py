@@ -58,11 +58,11 @@ def violations(db, house_bots):
     return check
 
 
-def ranked_match():
+def ranked_match(kind: str = "ladder"):
     from bots.actions import house_version
     from matches import actions
 
-    return actions.create_match(kind="ladder", preset="bura", ranked=True,
+    return actions.create_match(kind=kind, preset="bura", ranked=kind == "ladder",
                                 seat_versions=[house_version("bura", "random"), house_version("bura", "greedy")])
 
 
@@ -103,14 +103,17 @@ def test_its_checks_see_a_stuck_lease_a_forgotten_queued_match_and_a_validation_
     stuck = ranked_match()
     actions.claim(stuck.pk, "host:3:c")
     Match.objects.filter(pk=stuck.pk).update(lease_expires=timezone.now() - timedelta(minutes=5))
-    forgotten = ranked_match()
+    forgotten = ranked_match("challenge")
+    backlog = ranked_match()  # a ladder match waiting an hour is the ladder's backlog, not a forgotten match
     with connection.cursor() as cursor:
-        cursor.execute("UPDATE soak_match_event SET at = now() - interval '1 hour' WHERE match_id = %s", [forgotten.pk])
+        cursor.execute("UPDATE soak_match_event SET at = now() - interval '1 hour' WHERE match_id IN (%s, %s)",
+                       [forgotten.pk, backlog.pk])
     version = do_upload_version(bura_bot, check_upload("main.py", python_bot("bura")))
     play(Match.objects.get(pk=version.validation_match_id))
     BotVersion.objects.filter(pk=version.pk).update(status="pending")
     found = violations()
     assert set(found) == {"lease", "queued", "validation"}
     assert f"match {stuck.pk} running under host:3:c" in found["lease"][0]
-    assert f"ladder match {forgotten.pk} queued for 3600 s" in found["queued"][0]
+    assert len(found["queued"]) == 1
+    assert f"challenge match {forgotten.pk} queued for 3600 s" in found["queued"][0]
     assert f"version {version.pk} is pending while its validation match" in found["validation"][0]
