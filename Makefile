@@ -53,7 +53,8 @@ test: $(STAMP) system-deps browser-deps lint
 	tests/start-services.sh
 	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
 
-# Figures for docs/benchmarks.md; slow, never part of `make test`.
+# Figures for docs/benchmarks.md; slow, never part of `make test`. The soaks run on their own:
+# bench/soak.py --minutes 30 (PostgreSQL + Redis under faults), bench/embedded_soak.py --minutes 30.
 bench: $(STAMP) system-deps
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/strength.py
@@ -63,6 +64,8 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/replay_size.py
 	$(BIN)/python bench/ratings_convergence.py
 	$(BIN)/python bench/ratings_refit.py
+	$(BIN)/python bench/ratings_coverage.py --runs 200 --games 12 50
+	$(BIN)/python bench/embedded_broker.py
 	$(BIN)/python bench/pairing.py
 	$(BIN)/python bench/platform_throughput.py
 	$(BIN)/python bench/platform_load.py
