@@ -196,7 +196,9 @@ def test_a_big_tournament_on_a_real_worker_keeps_8_out_and_leaves_room_for_the_s
             if Match.objects.filter(kind="ladder", status="queued").count() < 2:
                 actions.create_duplicate_set(kind="ladder", preset="bura", overrides=SHORT, ranked=True,
                                              versions=pair)
-        if validation is None and ticks == 200:
+        # Uploaded once the tournament is well under way (a count of ticks was a time: on an idle machine the
+        # whole tournament could end before it).
+        if validation is None and running.tournament_matches(t).filter(status="finished").count() >= 10:
             validation = do_upload_version(bura_bot, check_upload("main.py", python_bot())).validation_match_id
         time.sleep(0.05)
     assert validation is not None, "the tournament ended before the validation was uploaded"
