@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,env]'
 	@touch $(STAMP)
 
 # bubblewrap isolates uploaded bots, podman + runc run the container backend; installed once if missing
@@ -56,6 +56,7 @@ test: $(STAMP) system-deps browser-deps lint
 # Figures for docs/benchmarks.md; slow, never part of `make test`. The soaks run on their own:
 # bench/soak.py --minutes 30 (PostgreSQL + Redis under faults), bench/embedded_soak.py --minutes 30.
 bench: $(STAMP) system-deps
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/strength.py
 	$(BIN)/python bench/protocol.py
