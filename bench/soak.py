@@ -602,8 +602,8 @@ class Soak:
     def _set_sizes(self) -> dict[str, int]:
         """The largest duplicate set of each preset: the ladder may stand that much minus one above its depth."""
         from arena.games import all_presets
+        from arena.games.seating import layout
         from arena.runner import rotations, seat_assignment
-        from matches.actions import layout
 
         sizes = {}
         for preset in all_presets():

@@ -121,8 +121,8 @@ def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
 
 
 def _validation_seats(preset: str, overrides: dict, version: BotVersion, opponent: BotVersion) -> list[BotVersion]:
+    from arena.games.seating import layout
     from arena.runner import seat_assignment
-    from matches.actions import layout
 
     seats, teams = layout(preset, overrides)
     return seat_assignment([version, opponent], seats, teams)

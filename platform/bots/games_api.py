@@ -26,7 +26,7 @@ GAMES = inline_serializer("Game", many=True, fields={"name": serializers.CharFie
 
 
 def preset_info(name: str) -> dict:
-    from matches.actions import layout
+    from arena.games.seating import layout
 
     game, rules = all_presets()[name]
     seats, teams = layout(name, {})

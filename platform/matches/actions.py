@@ -31,6 +31,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from arena import protocol
+from arena.games.seating import layout
 from arena.referee import TimeControl
 from arena.runner import rotations, seat_assignment
 from bots.models import BotVersion
@@ -45,21 +46,6 @@ STANDARD_TIME = TimeControl()
 def new_base_seed() -> int:
     """From a CSPRNG: nobody can predict the deal of a future match. 63 bits fit a signed bigint."""
     return secrets.randbits(63)
-
-
-def layout(preset: str, overrides: dict[str, Any]) -> tuple[int, list[list[int]]]:
-    """(seats, teams) of a preset with overrides."""
-    seats, teams = _layout(preset, tuple(sorted((k, str(v)) for k, v in (overrides or {}).items())))
-    return seats, [list(team) for team in teams]
-
-
-@functools.lru_cache(maxsize=256)
-def _layout(preset: str, overrides: tuple[tuple[str, str], ...]) -> tuple[int, tuple[tuple[int, ...], ...]]:
-    from arena.games import new_match, resolve
-
-    _, rules = resolve(preset, dict(overrides))
-    probe = new_match(rules, 0)
-    return probe.num_seats, tuple(tuple(team) for team in probe.outcome()["teams"])
 
 
 def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion], overrides: dict | None = None,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from arena.games.seating import layout
 from bots.models import Bot, BotVersion
-from matches.actions import create_duplicate_set, layout
+from matches.actions import create_duplicate_set
 from matches.models import Match
 
 

@@ -25,8 +25,9 @@ from django.utils import timezone
 from accounts.models import SYSTEM_USERNAME
 from arena import protocol
 from arena.games import all_presets
+from arena.games.seating import layout
 from bots.models import Bot, BotVersion
-from matches.actions import FINISH_HOOKS, create_duplicate_set, layout
+from matches.actions import FINISH_HOOKS, create_duplicate_set
 from matches.models import Match, Seat
 
 PLACEMENT_GAMES = 10

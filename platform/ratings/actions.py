@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Case, Max, Value, When
 from django.utils import timezone
 
+from arena.games.seating import side_scores
 from bots.models import Bot, BotVersion
 from matches.models import Match, Seat
 from ratings import live
@@ -29,16 +30,6 @@ log = logging.getLogger(__name__)
 
 REFIT_EVERY = 200  # ranked matches of a preset between refits, besides the periodic one
 UNRATED_BOARD = -1e12  # Rating.board of a version without an official rating: below every rated one
-
-
-def side_scores(ranks: list[int], teams: list[list[int]]) -> list[float]:
-    """Each side's match score: the share of the other sides it beat, a tie counting half (1, ½ or 0 in a
-    two-sided game)."""
-    side_rank = [ranks[team[0]] for team in teams]
-    others = len(teams) - 1
-    return [sum(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-                for j, theirs in enumerate(side_rank) if j != i) / others
-            for i, mine in enumerate(side_rank)]
 
 
 def _locked_ratings(versions: list[BotVersion], preset: str) -> dict[int, Rating]:
@@ -149,7 +140,7 @@ def live_elo(version_ids: list[int], preset: str) -> dict[int, float]:
 def ranked_outcomes(preset: str) -> tuple[Outcomes, int, int]:
     """Every finished ranked match of the preset as pairwise outcomes (built straight from the seat rows,
     keyed by match id so none counts twice), the number of matches and the highest match id."""
-    from matches.actions import layout
+    from arena.games.seating import layout
 
     _, teams = layout(preset, {})
     team_of_seat = {seat: k for k, team in enumerate(teams) for seat in team}

@@ -10,9 +10,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.games import all_presets
+from arena.games.seating import side_scores
 from bots.access import access_bot
 from matches.models import Match, Seat
-from ratings.actions import leaderboard, side_scores
+from ratings.actions import leaderboard
 from ratings.live import to_elo
 from ratings.models import Rating, RatingSnapshot
 
@@ -91,7 +92,7 @@ class HeadToHeadView(APIView):
 
 
 def head_to_head(a: int, b: int, preset: str) -> dict:
-    from matches.actions import layout
+    from arena.games.seating import layout
 
     _, teams = layout(preset, {})
     side_of_seat = {seat: side for side, team in enumerate(teams) for seat in team}

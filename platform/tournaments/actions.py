@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from arena.games import all_presets, resolve
 from arena.games.base import RuleOptionError
+from arena.games.seating import layout
 from bots.models import Bot
-from matches.actions import layout
 from matches.time_controls import TimeControlError, check_time_control
 from tournaments.models import Entry, Tournament
 from tournaments.running import TournamentError, cancel, pause, resume, start

@@ -17,11 +17,11 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from arena.games.seating import layout, side_scores
 from arena.referee import TimeControl
 from bots.models import BotVersion
-from matches.actions import create_duplicate_set, create_match, layout, publish_held
+from matches.actions import create_duplicate_set, create_match, publish_held
 from matches.models import Match, Seat
-from ratings.actions import side_scores
 from ratings.models import Rating
 from tournaments import berger, knockout, swiss, tables
 from tournaments.models import Entry, Pairing, PairingSet, Round, Table, TableSet, Tournament, Trophy

@@ -11,11 +11,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from arena.games.seating import layout, side_scores
 from arena.referee import TimeControl
 from bots.models import BotVersion
-from matches.actions import create_duplicate_set, create_match, layout
+from matches.actions import create_duplicate_set, create_match
 from matches.models import Match, Seat
-from ratings.actions import side_scores
 from tournaments import sprt
 from tournaments.models import TestSet, VersionTest
 

@@ -143,7 +143,7 @@ def test_play_runs_the_match_forward_and_pause_stops_it(live_server, page, play)
 
 def builtins_for(preset: str) -> tuple[str, ...]:
     """greedy, random, greedy… one per seat, or one per team where a team holds several seats."""
-    from matches.actions import layout
+    from arena.games.seating import layout
 
     seats, teams = layout(preset, {})
     return tuple(["greedy", "random"] * 3)[:min(seats, len(teams))]

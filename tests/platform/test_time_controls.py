@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.utils import timezone
 
+from arena.games.seating import layout
 from arena.referee import MAX_DECISIONS, TimeControl
 from arena.runner import SANDBOX_WALL_MARGIN_S, sandbox_limits_for
 from bots.actions import house_version
@@ -102,7 +103,7 @@ def test_the_longest_accepted_control_fits_within_the_workers_time_limits_on_eve
     # The task's own work around the ceiling: the sandboxes' margin, the result's database retries, the rest.
     assert WORKER_OVERHEAD_S >= SANDBOX_WALL_MARGIN_S + DATABASE_RETRY_SECONDS + 60
     for preset in all_presets():
-        seats, _ = actions.layout(preset, {})
+        seats, _ = layout(preset, {})
         ceiling = match_ceiling_seconds(LONGEST, seats)
         assert worst_case_seconds(LONGEST, seats) <= soft < hard < visibility, preset
         # Each seat's share of the ceiling still holds a whole decision (move time and bank), so a bot that
