@@ -2,12 +2,12 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from accounts import api as accounts_api
-from bots import api as bots_api
-from bots import games_api
-from matches import api as matches_api
-from ratings import api as ratings_api
-from tournaments import api as tournaments_api
+from api import accounts as accounts_api
+from api import bots as bots_api
+from api import games as games_api
+from api import matches as matches_api
+from api import ratings as ratings_api
+from api import tournaments as tournaments_api
 
 api_v1 = [
     path("games/", games_api.GameListView.as_view(), name="api-games"),

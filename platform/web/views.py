@@ -24,12 +24,12 @@ from bots.limits import CapReached
 from bots.models import Bot
 from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
 from config.api import error_body
-from matches.api import detail_visible
+from matches.access import detail_visible
 from matches.models import Match, Seat
 from matches.reproduce import reproduce_command
 from ratings.actions import leaderboard
-from ratings.api import head_to_head
 from ratings.models import Rating, RatingSnapshot
+from ratings.queries import head_to_head
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
 from web.replay_frames import score_chart

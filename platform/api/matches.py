@@ -20,6 +20,7 @@ from bots import blobs
 from bots.access import access_bot, can_see_private
 from bots.models import BotVersion
 from config.api import reject_unknown_fields
+from matches.access import detail_visible
 from matches.challenges import ChallengeError, do_challenge
 from matches.models import Match, Seat
 
@@ -42,11 +43,6 @@ class SeatSerializer(serializers.ModelSerializer):
     def get_detail(self, seat: Seat) -> str | None:
         request = self.context.get("request")
         return seat.detail if detail_visible(request.user if request else None, seat) else None
-
-
-def detail_visible(user, seat: Seat) -> bool:
-    """A validation match's verdict detail is its owner's business (issue: shown to its owner only)."""
-    return seat.match.kind != Match.Kind.VALIDATION or can_see_private(user, seat.version.bot)
 
 
 class MatchSerializer(serializers.ModelSerializer):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
-from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
@@ -18,6 +16,7 @@ from matches.time_controls import BOUNDS, TimeControlError, check_time_control
 from tournaments import standings as tables
 from tournaments.actions import do_create_tournament, do_host_action, do_join, do_leave
 from tournaments.models import Tournament, VersionTest
+from tournaments.queries import access_tournament, tournament_queryset
 from tournaments.running import TournamentError
 from tournaments.versiontests import VersionTestError, do_start_test, do_stop_test, progress
 
@@ -69,18 +68,6 @@ class TournamentCreateSerializer(serializers.Serializer):
 class JoinSerializer(serializers.Serializer):
     bot = serializers.CharField(max_length=40)
     invite_code = serializers.CharField(max_length=32, required=False, allow_blank=True, default="")
-
-
-def tournament_queryset():
-    return Tournament.objects.select_related("host").annotate(entry_count=Count("entries", filter=Q(
-        entries__withdrawn="")))
-
-
-def access_tournament(pk: int) -> Tournament:
-    t = tournament_queryset().filter(pk=pk).first()
-    if t is None:
-        raise Http404("no such tournament")
-    return t
 
 
 class TournamentListView(generics.ListCreateAPIView):
