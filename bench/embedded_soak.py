@@ -62,7 +62,8 @@ def main() -> int:
     try:
         wait_for(lambda: status(f"{site.url}/healthz") == 200, 120, "the web server")
         bot = (REPO / "examples" / "bura" / "python" / "main.py").as_posix()
-        shell(env, "from accounts.models import User; from bots.actions import do_create_bot, do_upload_version;"
+        shell(env, "from accounts.models import User; from bots.actions import do_create_bot;"
+                   " from matches.validation import do_upload_version;"
                    "from bots.upload import check_upload; import pathlib;"
                    "u = User.objects.create_user('soak', password='a-long-password-1');"
                    "b = do_create_bot(u, game='bura', name='soak-bura');"

@@ -110,11 +110,12 @@ def measure(stack: str, matches: int, var: Path, env: dict[str, str]) -> dict:
 
     django.setup()
     from accounts.models import User
-    from bots.actions import do_create_bot, do_upload_version
+    from bots.actions import do_create_bot
     from bots.models import Bot, BotVersion
     from bots.upload import check_upload
     from matches.actions import create_duplicate_set
     from matches.models import Match
+    from matches.validation import do_upload_version
 
     figures: dict[str, float] = {"stack": stack}
     data = one_mib_zip()

@@ -89,7 +89,7 @@ FAULTS = ("worker-kill", "flushdb", "db-cut", "beat-kill", "two-beats")
 TERMINAL = ("finished", "failed", "cancelled")
 RECOVER_EVERY = float(CELERY_BEAT_SCHEDULE["recover-matches"]["schedule"])
 REPUBLISH_AFTER_S = 120  # matches.actions.REPUBLISH_AFTER: a lost message is sent again after this
-BEAT_JOBS = ("matches.tasks.recover_matches", "matches.tasks.fill_ladder")
+BEAT_JOBS = ("matches.tasks.recover_matches", "ladder.tasks.fill_ladder")
 HOSTILE = ("crash", "stall", "flood-stdout", "flood-stderr")
 OWNER_KEY = "kozyr-soak:owner"  # which soak uses this Redis database (two would flush each other)
 

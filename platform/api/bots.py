@@ -18,11 +18,12 @@ from accounts.limits import ClientAddressThrottle, RateLimited, throttled
 from arena.games import all_presets
 from bots import blobs
 from bots.access import access_bot, access_version, can_see_private
-from bots.actions import BotError, do_create_bot, do_retire_version, do_update_bot, do_upload_version
+from bots.actions import BotError, do_create_bot, do_retire_version, do_update_bot
 from bots.limits import CapReached
 from bots.models import GAME_CHOICES, NAME_HELP, Bot, BotVersion
 from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
 from config.api import reject_unknown_fields
+from matches.validation import do_upload_version
 
 
 def as_validation_error(err: BotError) -> ValidationError:

@@ -2,36 +2,26 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from arena import protocol
+from accounts.locks import lock_account
+from accounts.models import SYSTEM_USERNAME
 from arena.bots import bots_for
 from arena.games import GAME_MODULES
 from bots import blobs
 from bots.limits import check_bot_cap, check_pending_cap
 from bots.models import NAME_HELP, NAME_RULE, Bot, BotVersion, presets_of
+from bots.signals import current_version_changed
 from bots.upload import CheckedUpload
-
-# The short match a new version plays before it may enter the ladder: its game's first preset, cut short.
-VALIDATION_MATCHES: dict[str, tuple[str, dict[str, str]]] = {
-    "bura": ("bura", {"match": "deals:2"}),
-    "kozel": ("kozel", {"target": "2"}),
-    "burraco": ("burraco-2p", {"target": "1"}),
-}
-VALIDATION_OPPONENT = "random"
+from config.errors import ActionError
 
 
-class BotError(ValueError):
+class BotError(ActionError):
     """A request about a bot that cannot be done; ``field`` names the input at fault (or None)."""
-
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.field = field
 
 
 RESERVED_NAMES = {"new"}  # words the site's own addresses use under /bots/
@@ -90,86 +80,39 @@ def do_update_bot(bot: Bot, **changes) -> Bot:
     return bot
 
 
-def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
-    """Store the checked file and queue its validation match; the version is ``pending`` until it ends."""
-    from matches.actions import create_match, lock_requester, release_validations
-
+def check_new_version(bot: Bot, upload: CheckedUpload) -> None:
+    """Before storing anything: can this bot take this file as a new version?"""
     if bot.is_house:
         raise BotError("house bots are built in and take no uploads")
     current = bot.current_version
     if current is not None and current.sha256 == upload.sha256:
         raise BotError(f"this file is the current version (v{current.number}) already", "file")
-    check_pending_cap(bot.owner)  # before storing anything
-    blobs.put("bots", upload.data)  # by content: idempotent, and never deletes an older version's file
+    check_pending_cap(bot.owner)
+
+
+def store_file(upload: CheckedUpload) -> None:
+    """By content: idempotent, and never deleting an older version's file. Before the transaction that adds
+    the version, so no lock is held while the bytes are written."""
+    blobs.put("bots", upload.data)
+
+
+def add_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
+    """The next version of the bot, pending, inside the caller's transaction (which also queues its validation:
+    matches.validation.do_upload_version). Its file is stored already (``store_file``)."""
     with transaction.atomic():
         check_pending_cap(bot.owner)  # again, with the owner's row locked: concurrent uploads count in turn
         # The owner's row is the only lock (first in the lock order, docs/matches.md; staff skip the cap's):
         # it numbers one owner's versions in turn. No bot row lock: a validation result updates that row.
-        lock_requester(bot.owner_id)
+        lock_account(bot.owner_id)
         number = (bot.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-        version = BotVersion.objects.create(bot=bot, number=number, sha256=upload.sha256, size=upload.size,
-                                            filename=upload.filename, entry=upload.entry, runtime=upload.runtime)
-        preset, overrides = VALIDATION_MATCHES[bot.game]
-        opponent = house_version(bot.game, VALIDATION_OPPONENT)
-        # Held, then released if it is the owner's turn: one validation per user out at a time (fair share).
-        match = create_match(kind="validation", preset=preset, overrides=overrides, requested_by=bot.owner,
-                             seat_versions=_validation_seats(preset, overrides, version, opponent), held=True)
-        version.validation_match = match
-        version.save(update_fields=["validation_match"])
-        release_validations(bot.owner_id)
-    return version
+        return BotVersion.objects.create(bot=bot, number=number, sha256=upload.sha256, size=upload.size,
+                                         filename=upload.filename, entry=upload.entry, runtime=upload.runtime)
 
 
-def _validation_seats(preset: str, overrides: dict, version: BotVersion, opponent: BotVersion) -> list[BotVersion]:
-    from arena.games.seating import layout
-    from arena.runner import seat_assignment
-
-    seats, teams = layout(preset, overrides)
-    return seat_assignment([version, opponent], seats, teams)
-
-
-def finish_validation(match, seats) -> None:
-    """The validation match ended (inside its result transaction): ready if the new version played cleanly.
-    No row is locked beyond what the updates take (docs/matches.md, "Lock order"): the match's own lock
-    already makes this run once, and a FOR UPDATE on the version would block uploads' seat inserts."""
-    version = BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).first()
-    if version is None:
-        return
-    own = [s for s in seats if s.version_id == version.pk]
-    failed = next((s for s in own if s.verdict != protocol.OK), None)
-    version.validated_at = timezone.now()
-    pending = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING)
-    if failed is None:
-        version.status = BotVersion.Status.READY
-        version.reason = ""
-        if not pending.update(status=version.status, reason="", validated_at=version.validated_at):
-            return
-        Bot.objects.filter(pk=version.bot_id).update(current_version=version, updated=timezone.now())
-        from ratings.actions import sync_current
-
-        sync_current(version.bot_id, version.pk)
-        # A ladder suspension is lifted by a new version that validates; a staff suspension is not.
-        Bot.objects.filter(pk=version.bot_id, suspended_by="ladder").update(suspended_reason="", suspended_by="")
-        transaction.on_commit(_fill_ladder_now)  # its placement games start now, not at the next beat
-    else:
-        version.status = BotVersion.Status.REJECTED
-        version.reason = f"{failed.verdict} ({failed.code}): {failed.detail}"[:4000]
-        pending.update(status=version.status, reason=version.reason, validated_at=version.validated_at)
-
-
-def _fill_ladder_now() -> None:
-    from matches.tasks import fill_ladder
-
-    with contextlib.suppress(Exception):  # the broker is away: the beat job fills the ladder anyway
-        fill_ladder.apply_async(queue="maintenance")
-
-
-def fail_validation(match) -> None:
-    """The validation match could not be played at all (infrastructure, after every attempt)."""
-    BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).update(
-        status=BotVersion.Status.ERROR, validated_at=timezone.now(),
-        reason=f"the validation match could not be played ({match.failure[:500]}); this is not the bot's "
-               f"fault: upload it again")
+def make_current(version: BotVersion) -> None:
+    """The version becomes its bot's current one (inside the caller's transaction); the apps above follow."""
+    Bot.objects.filter(pk=version.bot_id).update(current_version=version, updated=timezone.now())
+    current_version_changed.send(sender=Bot, bot_id=version.bot_id, version_id=version.pk)
 
 
 def do_retire_version(version: BotVersion) -> BotVersion:
@@ -183,8 +126,6 @@ def do_retire_version(version: BotVersion) -> BotVersion:
 # ---- house bots --------------------------------------------------------------------------------------------
 
 def system_user():
-    from accounts.models import SYSTEM_USERNAME
-
     user, created = get_user_model().objects.get_or_create(username=SYSTEM_USERNAME,
                                                            defaults={"email": "", "is_active": True})
     if created:
@@ -216,9 +157,7 @@ def ensure_house_bots() -> list[Bot]:
                 if bot.current_version_id != version.pk:
                     bot.current_version = version
                     bot.save(update_fields=["current_version"])
-                    from ratings.actions import sync_current
-
-                    sync_current(bot.pk, version.pk)
+                    current_version_changed.send(sender=Bot, bot_id=bot.pk, version_id=version.pk)
             made.append(bot)
     return made
 

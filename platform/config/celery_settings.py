@@ -51,6 +51,6 @@ CELERY_BEAT_SCHEDULE = {
                       "options": {"queue": "maintenance", "expires": 290}},
     "drive-tournaments": {"task": "tournaments.tasks.drive", "schedule": 15.0,
                           "options": {"queue": "maintenance", "expires": 14}},
-    "fill-ladder": {"task": "matches.tasks.fill_ladder", "schedule": 10.0,
+    "fill-ladder": {"task": "ladder.tasks.fill_ladder", "schedule": 10.0,
                     "options": {"queue": "maintenance", "expires": 9}},
 }

@@ -115,8 +115,24 @@ INSTALLED_APPS = [
     "bots",
     "matches",
     "ratings",
+    "ladder",
     "tournaments",
     "web",
+]
+
+# The finish pipeline: what follows from a match's end, in this order, inside the transaction that records it
+# (matches/hooks.py; docs/matches.md, "The finish pipeline"). Each step handles only the kinds it names. The
+# order is the lock order: the validated version's owner, then seats and versions, bots, ratings,
+# tournament rows, and last the held matches released.
+MATCH_HOOKS = [
+    "matches.validation.ValidationResult",
+    "ladder.hooks.PlaceNewVersions",
+    "ladder.hooks.SuspendFailingBots",
+    "ratings.hooks.RecordRankedMatch",
+    "tournaments.hooks.RecordTournamentMatch",
+    "tournaments.hooks.RecordVersionTestGame",
+    "tournaments.hooks.MakeRoomForTournaments",
+    "matches.validation.ReleaseNextValidation",
 ]
 
 MIDDLEWARE = [

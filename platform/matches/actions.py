@@ -25,20 +25,26 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
+from accounts.locks import lock_account
 from arena import protocol
 from arena.games.seating import layout
 from arena.referee import TimeControl
 from arena.runner import rotations, seat_assignment
 from bots.models import BotVersion
+from config.celery import app
+from config.celery_settings import RETRY_PRIORITY
+from config.enqueue import enqueue
+from matches import hooks
 from matches.models import Match, Seat
 
 log = logging.getLogger(__name__)
 
+# The task by name (matches.tasks imports this module): Celery resolves it to the registered task.
+PLAY_MATCH = app.signature("matches.tasks.play_match")
 REPUBLISH_AFTER = timedelta(seconds=120)  # a queued match whose message is older than this is sent again
 STANDARD_TIME = TimeControl()
 
@@ -117,18 +123,11 @@ def publish_held(matches) -> int:
     return released
 
 
-def lock_requester(user_id: int | None) -> None:
-    """Lock the account row of whoever a match or upload is for (the per-user caps of bots/limits.py lock the
-    same row first): one user's validations are counted and released one transaction at a time."""
-    if user_id is not None:
-        list(get_user_model().objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk"))
-
-
 def release_validations(user_id: int | None) -> int:
     """The validation queue's fair share: a user has at most one validation match published (queued in the
     broker or running) at a time, so one user's ten uploads never keep another's waiting for more than a
     match. Publishes the user's oldest held validation when none of theirs is out. Call it inside a
-    transaction after ``lock_requester(user_id)``; the publish goes on commit."""
+    transaction after ``lock_account(user_id)``; the publish goes on commit."""
     if user_id is None:
         return 0
     mine = Match.objects.filter(kind=Match.Kind.VALIDATION, requested_by_id=user_id)
@@ -147,7 +146,7 @@ def release_missed_validations() -> int:
             if user_id is None:  # nobody to share with: publish
                 released += publish_held(held.filter(requested_by__isnull=True))
                 continue
-            lock_requester(user_id)
+            lock_account(user_id)
             released += release_validations(user_id)
     return released
 
@@ -155,13 +154,8 @@ def release_missed_validations() -> int:
 def publish(match_id: int, queue: str, retry: bool = False) -> None:
     """Send the wake-up call. A ``retry`` (a match given back after its worker died or failed) goes ahead of
     every new match, so a crash costs its match a lease, not a place at the back of full queues."""
-    from config.celery_settings import RETRY_PRIORITY
-    from matches.tasks import play_match
-
-    try:
-        play_match.apply_async((match_id,), queue=queue, **({"priority": RETRY_PRIORITY} if retry else {}))
-    except Exception as err:  # the broker is down: the row stays queued and recover_matches sends it again
-        log.warning("could not publish match %s (%s); it will be published again", match_id, err)
+    enqueue(PLAY_MATCH, (match_id,), queue=queue, **({"priority": RETRY_PRIORITY} if retry else {}),
+            fallback="the row stays queued and recover_matches sends it again")
 
 
 def lease_expiry():
@@ -195,7 +189,7 @@ def finish(match_id: int, owner: str, result: dict[str, Any], replay_sha256: str
         match = _locked_if_held(match_id, owner)
         if match is None:
             return False
-        _lock_for_hooks(match)
+        hooks.run_lock(match)
         # No lock on the seats (only this transaction, under the match's lock, writes them) nor on their versions
         # (a FOR UPDATE there blocked every upload's seat inserts behind every validation result).
         seats = {s.seat: s for s in Seat.objects.filter(match=match).select_related("version")}
@@ -220,31 +214,8 @@ def finish(match_id: int, owner: str, result: dict[str, Any], replay_sha256: str
         match.lease_owner, match.lease_expires = "", None
         match.save(update_fields=["status", "result", "replay_sha256", "replay_size", "finished", "lease_owner",
                                   "lease_expires"])
-        run_finish_hooks(match, list(seats.values()))
+        hooks.run_finished(match, list(seats.values()))
     return True
-
-
-def _lock_for_hooks(match: Match) -> None:
-    """The rows a match's hooks lock that come before seats and versions in the lock order: the requester's
-    account row for a validation (its next validation is released at the end)."""
-    if match.kind == Match.Kind.VALIDATION:
-        lock_requester(match.requested_by_id)
-
-
-def run_finish_hooks(match: Match, seats: list[Seat]) -> None:
-    """Everything that follows from a result, inside the transaction that records it."""
-    from bots.actions import finish_validation
-
-    if match.kind == Match.Kind.VALIDATION:
-        finish_validation(match, seats)
-    for hook in FINISH_HOOKS:
-        hook(match, seats)
-    if match.kind == Match.Kind.VALIDATION:
-        release_validations(match.requested_by_id)  # held matches last, as the lock order says
-
-
-# Other apps (ratings, tournaments, the ladder's suspension rule) append here at import time.
-FINISH_HOOKS: list = []
 
 
 def release(match_id: int, owner: str, reason: str) -> bool:
@@ -261,30 +232,16 @@ def _requeue_or_fail(match: Match, reason: str) -> None:
     match.lease_owner, match.lease_expires = "", None
     match.failure = reason[:2000]
     if match.attempts >= settings.MAX_ATTEMPTS:
-        _lock_for_hooks(match)
+        hooks.run_lock(match)
         match.status = Match.Status.FAILED
         match.finished = timezone.now()
         match.save(update_fields=["status", "finished", "lease_owner", "lease_expires", "failure"])
-        run_failure_hooks(match)
+        hooks.run_failed(match)
     else:
         match.status = Match.Status.QUEUED
         match.published_at = timezone.now()
         match.save(update_fields=["status", "lease_owner", "lease_expires", "failure", "published_at"])
         transaction.on_commit(functools.partial(publish, match.pk, match.queue, retry=True))
-
-
-def run_failure_hooks(match: Match) -> None:
-    from bots.actions import fail_validation
-
-    if match.kind == Match.Kind.VALIDATION:
-        fail_validation(match)
-    for hook in FAILURE_HOOKS:
-        hook(match)
-    if match.kind == Match.Kind.VALIDATION:
-        release_validations(match.requested_by_id)
-
-
-FAILURE_HOOKS: list = []
 
 
 def recover_expired_leases() -> int:

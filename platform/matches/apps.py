@@ -6,4 +6,4 @@ class MatchesConfig(AppConfig):
     verbose_name = "Matches"
 
     def ready(self) -> None:
-        from matches import ladder, signals  # noqa: F401  (the ladder's finish hook, worker start-up checks)
+        from matches import signals  # noqa: F401  (worker start-up checks)

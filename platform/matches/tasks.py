@@ -197,11 +197,3 @@ def reap_orphans() -> int:
     except Exception as err:
         log.warning("the container reaper failed: %s", err)
         return 0
-
-
-@shared_task(ignore_result=True)
-def fill_ladder() -> int:
-    from matches.ladder import fill_ladder as fill
-
-    return fill()
-

@@ -6,9 +6,7 @@ class RatingsConfig(AppConfig):
     verbose_name = "Ratings"
 
     def ready(self) -> None:
-        from matches import ladder
-        from matches.actions import FINISH_HOOKS
-        from ratings import actions
+        from bots.signals import current_version_changed
+        from ratings.hooks import follow_current_version
 
-        FINISH_HOOKS.append(actions.record_ranked_match)
-        ladder.live_ratings = actions.live_elo
+        current_version_changed.connect(follow_current_version, dispatch_uid="ratings.follow_current_version")

@@ -19,7 +19,7 @@ from accounts.models import ApiToken
 from arena.games import GAME_MODULES, all_presets
 from arena.games.options import describe
 from bots.access import access_bot, can_see_private
-from bots.actions import BotError, do_create_bot, do_update_bot, do_upload_version
+from bots.actions import BotError, do_create_bot, do_update_bot
 from bots.limits import CapReached
 from bots.models import Bot
 from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
@@ -27,6 +27,7 @@ from config.api import error_body
 from matches.access import detail_visible
 from matches.models import Match, Seat
 from matches.reproduce import reproduce_command
+from matches.validation import do_upload_version
 from ratings.actions import leaderboard
 from ratings.models import Rating, RatingSnapshot
 from ratings.queries import head_to_head

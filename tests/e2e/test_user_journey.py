@@ -54,7 +54,7 @@ def worker(live_server, tmp_path, settings, monkeypatch, house_bots):
 
 def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, page, worker, tmp_path):
     from bots.models import Bot, BotVersion
-    from matches.ladder import fill_ladder
+    from ladder.matchmaking import fill_ladder
     from matches.models import Match
     from ratings.actions import refit_preset
     from tournaments import running

@@ -101,7 +101,7 @@ class Site:
 
 
 def finished_ladder_matches(env: dict[str, str], bot: str) -> int:
-    return int(shell(env, "from matches.ladder import fill_ladder; fill_ladder();"  # what beat does, at once
+    return int(shell(env, "from ladder.matchmaking import fill_ladder; fill_ladder();"  # what beat does, at once
                           "from matches.models import Match; print(Match.objects.filter(kind='ladder', "
                           f"status='finished', seats__version__bot__name='{bot}').distinct().count())"))
 
@@ -124,7 +124,8 @@ def test_it_validates_plays_and_survives_a_killed_worker_under_the_process_manag
             == f"redis+socket://{var / 'run' / 'broker.sock'}"
 
         bot = (REPO / "examples" / "kozel" / "python" / "main.py").as_posix()
-        shell(env, "from accounts.models import User; from bots.actions import do_create_bot, do_upload_version;"
+        shell(env, "from accounts.models import User; from bots.actions import do_create_bot;"
+                   " from matches.validation import do_upload_version;"
                    "from bots.upload import check_upload; import pathlib;"
                    "u = User.objects.create_user('eve', password='a-long-password-1');"
                    "b = do_create_bot(u, game='kozel', name='eve-kozel');"

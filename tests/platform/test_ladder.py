@@ -7,8 +7,9 @@ import random
 
 from bots.actions import house_version
 from bots.models import Bot, BotVersion
+from ladder.matchmaking import PLACEMENT_GAMES, fill_ladder, pick_table
+from ladder.suspension import SUSPEND_AFTER
 from matches import actions
-from matches.ladder import PLACEMENT_GAMES, SUSPEND_AFTER, fill_ladder, pick_table
 from matches.models import Match, Seat
 from matches.tasks import play_match
 

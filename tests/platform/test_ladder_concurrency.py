@@ -18,7 +18,7 @@ import pytest
 from django.db import connection, connections, transaction
 
 from arena.games import all_presets
-from matches.ladder import FILL_LOCK_SPACE, _fill_lock, fill_ladder, waiting_sets
+from ladder.matchmaking import FILL_LOCK_SPACE, _fill_lock, fill_ladder, waiting_sets
 from matches.models import Match
 
 REPO = Path(__file__).resolve().parents[2]
@@ -94,7 +94,7 @@ def test_a_fill_skips_a_preset_another_transaction_is_filling(house_bots, settin
 FILL_ON_SQLITE = """
 import django, os, random, sys, time
 django.setup()
-from matches.ladder import fill_ladder
+from ladder.matchmaking import fill_ladder
 while not os.path.exists(sys.argv[2]):  # every filler starts at once
     time.sleep(0.005)
 print(fill_ladder(random.Random(int(sys.argv[1]))))
@@ -103,7 +103,7 @@ COUNT_ON_SQLITE = """
 import django, json
 django.setup()
 from arena.games import all_presets
-from matches.ladder import waiting_sets
+from ladder.matchmaking import waiting_sets
 print(json.dumps({preset: waiting_sets(preset) for preset in all_presets()}))
 """
 

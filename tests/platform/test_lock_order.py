@@ -53,8 +53,9 @@ def run_together(jobs) -> list[BaseException]:
 def test_it_uploads_40_versions_while_their_bots_validations_are_recorded(make_user, house_bots, as_user, upload):
     """The incident: `finish` locked every seat's version row (the house bot's too) and then the bot row; an
     upload locked the bot row and then inserted seats that need a share lock on the house bot's version."""
-    from bots.actions import do_create_bot, do_upload_version
+    from bots.actions import do_create_bot
     from bots.upload import check_upload
+    from matches.validation import do_upload_version
 
     owners, pending = [], []
     for k in range(UPLOADS):

@@ -93,11 +93,11 @@ def test_its_checks_see_a_match_finished_twice_and_its_rating_counted_twice(viol
 
 
 def test_its_checks_see_a_stuck_lease_a_forgotten_queued_match_and_a_validation_left_pending(violations, bura_bot):
-    from bots.actions import do_upload_version
     from bots.models import BotVersion
     from bots.upload import check_upload
     from matches import actions
     from matches.models import Match
+    from matches.validation import do_upload_version
     from tests.platform.conftest import python_bot
 
     stuck = ranked_match()

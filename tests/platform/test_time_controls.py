@@ -126,8 +126,9 @@ def test_a_match_under_the_longest_control_is_given_that_ceiling(house_bots):
 
 
 def slow_version(alice, delay: float) -> BotVersion:
-    from bots.actions import do_create_bot, do_upload_version
+    from bots.actions import do_create_bot
     from bots.upload import check_upload
+    from matches.validation import do_upload_version
     from tests.platform.conftest import zip_of
 
     bot = do_create_bot(alice, game="bura", name="slow-clock")

@@ -94,8 +94,8 @@ def test_it_never_republishes_a_held_match(alice, as_user, house_bots, sent, mon
 
 def test_it_leaves_the_next_worker_to_a_waiting_validation(alice, bob, as_user, house_bots, bura_bot, sent,
                                                            django_capture_on_commit_callbacks):
-    from bots.actions import do_upload_version
     from bots.upload import check_upload
+    from matches.validation import do_upload_version
     from tests.platform.conftest import python_bot
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -170,8 +170,8 @@ def test_a_big_tournament_on_a_real_worker_keeps_8_out_and_leaves_room_for_the_s
     IN_FLIGHT; a validation uploaded meanwhile waits behind at most a tournament match or two; the ladder
     keeps at least a tenth of the finished matches. (Before the holdback this run saw 44 of the
     tournament's matches out at once.)"""
-    from bots.actions import do_upload_version
     from bots.upload import check_upload
+    from matches.validation import do_upload_version
     from tests.platform.conftest import python_bot
     from tests.platform.workers import REDIS_URL
 

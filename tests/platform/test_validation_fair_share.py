@@ -9,11 +9,12 @@ from datetime import timedelta
 
 import pytest
 
-from bots.actions import do_create_bot, do_upload_version
+from bots.actions import do_create_bot
 from bots.models import BotVersion
 from bots.upload import check_upload
 from matches import actions
 from matches.models import Match
+from matches.validation import do_upload_version
 from tests.platform.conftest import python_bot
 from tests.platform.test_worker_e2e import workers  # noqa: F401  (the fixture: real workers on Redis)
 

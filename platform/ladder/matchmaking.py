@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
@@ -22,21 +21,16 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from accounts.models import SYSTEM_USERNAME
-from arena import protocol
 from arena.games import all_presets
 from arena.games.seating import layout
 from bots.models import Bot, BotVersion
-from matches.actions import FINISH_HOOKS, create_duplicate_set
+from matches.actions import create_duplicate_set
 from matches.models import Match, Seat
+from ratings.actions import live_elo
 
 PLACEMENT_GAMES = 10
 RECENT = timedelta(days=1)
-SUSPEND_AFTER = 5  # consecutive ladder matches crashed or timed out
-FAULT_VERDICTS = (protocol.CRASH, protocol.TIMEOUT)
 
-# ratings sets this to a function (version_ids, preset) -> {version_id: live rating on the Elo scale}.
-live_ratings: Callable[[list[int], str], dict[int, float]] = lambda version_ids, preset: {}  # noqa: E731
 
 
 def eligible_bots(preset: str) -> list[Bot]:
@@ -68,7 +62,7 @@ def pick_table(preset: str, sides: int, rng: random.Random) -> list[BotVersion] 
     # Versions in placement first, then the fewest recent games; among equals the newest version.
     first = min(versions, key=lambda v: (total.get(v.pk, 0) >= PLACEMENT_GAMES, recent.get(v.pk, 0), -v.pk,
                                          noise[v.pk]))
-    ratings = live_ratings(ids, preset)
+    ratings = live_elo(ids, preset)
     anchor = ratings.get(first.pk)
     others = [v for v in versions if v.bot_id != first.bot_id]
     if anchor is None:
@@ -121,26 +115,3 @@ def _fill_lock(preset: str) -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [FILL_LOCK_SPACE, key])
         return bool(cursor.fetchone()[0])
-
-
-def suspend_failing_bots(match: Match, seats: list[Seat]) -> None:
-    """After a ladder match: a version that crashed or timed out SUSPEND_AFTER ladder matches in a row is
-    taken off the ladder (its owner sees why on the bot's page and in the API)."""
-    if match.kind != Match.Kind.LADDER:
-        return
-    for seat in seats:
-        if seat.verdict not in FAULT_VERDICTS:
-            continue
-        last = list(Seat.objects.filter(version_id=seat.version_id, match__kind=Match.Kind.LADDER,
-                                         match__status=Match.Status.FINISHED)
-                    .exclude(match_id=match.pk).order_by("-match__finished")
-                    .values_list("verdict", "code")[: SUSPEND_AFTER - 1])
-        if len(last) == SUSPEND_AFTER - 1 and all(v in FAULT_VERDICTS for v, _ in last):
-            reason = (f"suspended from the ladder: version v{seat.version.number} ended {SUSPEND_AFTER} ladder "
-                      f"matches in a row by {seat.verdict} (last: {seat.code}: {seat.detail[:200]}); upload a "
-                      f"fixed version to return")
-            Bot.objects.filter(pk=seat.version.bot_id, suspended_reason="").exclude(owner__username=SYSTEM_USERNAME) \
-                .update(suspended_reason=reason, suspended_by="ladder")
-
-
-FINISH_HOOKS.append(suspend_failing_bots)

@@ -1,0 +1,30 @@
+"""The ladder's steps of the finish pipeline (settings.MATCH_HOOKS)."""
+
+from __future__ import annotations
+
+from bots.models import BotVersion
+from config.enqueue import enqueue_on_commit
+from ladder.suspension import suspend_failing_bots
+from matches.hooks import MatchHook
+from matches.models import Match, Seat
+
+
+class SuspendFailingBots(MatchHook):
+    """A version that crashed or timed out SUSPEND_AFTER ladder matches in a row leaves the ladder."""
+
+    kinds = frozenset({Match.Kind.LADDER})
+
+    def finished(self, match: Match, seats: list[Seat]) -> None:
+        suspend_failing_bots(match, seats)
+
+
+class PlaceNewVersions(MatchHook):
+    """A version that just passed validation starts its placement games now, not at the next beat."""
+
+    kinds = frozenset({Match.Kind.VALIDATION})
+
+    def finished(self, match: Match, seats: list[Seat]) -> None:
+        if BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.READY).exists():
+            from ladder.tasks import fill_ladder
+
+            enqueue_on_commit(fill_ladder, queue="maintenance", fallback="the beat job fills the ladder anyway")

@@ -1,0 +1,112 @@
+"""The validation flow: a new version plays one short match before it may enter the ladder.
+
+Upload → the version ``pending`` and its validation match, held, in one transaction → released when it is
+the owner's turn (at most one validation per user published at a time: one user's ten uploads never keep
+another's waiting for more than a match) → played like any match → the finish pipeline's first step makes
+the version ``ready`` (and current) if it played cleanly, ``rejected`` with the reason if not, ``error`` if
+the match could not be played at all; its last step releases the owner's next validation.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.locks import lock_account
+from arena import protocol
+from arena.games.seating import layout
+from arena.runner import seat_assignment
+from bots.actions import add_version, check_new_version, house_version, make_current, store_file
+from bots.models import Bot, BotVersion
+from bots.upload import CheckedUpload
+from matches.actions import create_match, release_validations
+from matches.hooks import MatchHook
+from matches.models import Match, Seat
+
+# The short match a new version plays before it may enter the ladder: its game's first preset, cut short.
+VALIDATION_MATCHES: dict[str, tuple[str, dict[str, str]]] = {
+    "bura": ("bura", {"match": "deals:2"}),
+    "kozel": ("kozel", {"target": "2"}),
+    "burraco": ("burraco-2p", {"target": "1"}),
+}
+VALIDATION_OPPONENT = "random"
+
+
+def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
+    """Store the checked file and queue its validation match; the version is ``pending`` until it ends."""
+    check_new_version(bot, upload)  # before storing anything
+    store_file(upload)
+    with transaction.atomic():
+        version = add_version(bot, upload)  # locks the owner's row: first in the lock order
+        preset, overrides = VALIDATION_MATCHES[bot.game]
+        opponent = house_version(bot.game, VALIDATION_OPPONENT)
+        # Held, then released if it is the owner's turn: one validation per user out at a time (fair share).
+        match = create_match(kind=Match.Kind.VALIDATION, preset=preset, overrides=overrides, requested_by=bot.owner,
+                             seat_versions=_validation_seats(preset, overrides, version, opponent), held=True)
+        version.validation_match = match
+        version.save(update_fields=["validation_match"])
+        release_validations(bot.owner_id)
+    return version
+
+
+def _validation_seats(preset: str, overrides: dict, version: BotVersion, opponent: BotVersion) -> list[BotVersion]:
+    seats, teams = layout(preset, overrides)
+    return seat_assignment([version, opponent], seats, teams)
+
+
+def finish_validation(match: Match, seats: list[Seat]) -> None:
+    """The validation match ended (inside its result transaction): ready if the new version played cleanly.
+    No row is locked beyond what the updates take (docs/matches.md, "Lock order"): the match's own lock
+    already makes this run once, and a FOR UPDATE on the version would block uploads' seat inserts."""
+    version = BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).first()
+    if version is None:
+        return
+    own = [s for s in seats if s.version_id == version.pk]
+    failed = next((s for s in own if s.verdict != protocol.OK), None)
+    validated_at = timezone.now()
+    pending = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING)
+    if failed is None:
+        if not pending.update(status=BotVersion.Status.READY, reason="", validated_at=validated_at):
+            return
+        make_current(version)
+        # A ladder suspension is lifted by a new version that validates; a staff suspension is not.
+        Bot.objects.filter(pk=version.bot_id, suspended_by="ladder").update(suspended_reason="", suspended_by="")
+    else:
+        reason = f"{failed.verdict} ({failed.code}): {failed.detail}"[:4000]
+        pending.update(status=BotVersion.Status.REJECTED, reason=reason, validated_at=validated_at)
+
+
+def fail_validation(match: Match) -> None:
+    """The validation match could not be played at all (infrastructure, after every attempt)."""
+    BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).update(
+        status=BotVersion.Status.ERROR, validated_at=timezone.now(),
+        reason=f"the validation match could not be played ({match.failure[:500]}); this is not the bot's "
+               f"fault: upload it again")
+
+
+class ValidationResult(MatchHook):
+    """First: the version the match validates is ready, rejected or in error. Its owner's row is locked
+    before the seats are written (it comes first in the lock order)."""
+
+    kinds = frozenset({Match.Kind.VALIDATION})
+
+    def lock(self, match: Match) -> None:
+        lock_account(match.requested_by_id)
+
+    def finished(self, match: Match, seats: list[Seat]) -> None:
+        finish_validation(match, seats)
+
+    def failed(self, match: Match) -> None:
+        fail_validation(match)
+
+
+class ReleaseNextValidation(MatchHook):
+    """Last: the owner's next held validation goes out (held matches come last in the lock order)."""
+
+    kinds = frozenset({Match.Kind.VALIDATION})
+
+    def finished(self, match: Match, seats: list[Seat]) -> None:
+        release_validations(match.requested_by_id)
+
+    def failed(self, match: Match) -> None:
+        release_validations(match.requested_by_id)
