@@ -7,12 +7,14 @@ from datetime import timedelta
 from django.db import transaction
 
 from accounts.models import ApiToken, User
+from config.errors import ActionError
 
 MAX_TOKENS_PER_USER = 50
 
 
-class TokenLimitReached(Exception):
-    pass
+class TokenLimitReached(ActionError):
+    def __init__(self, message: str, field: str | None = "name"):
+        super().__init__(message, field)
 
 
 def do_create_token(user: User, name: str, expires_in_days: int | None) -> tuple[ApiToken, str]:

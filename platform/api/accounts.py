@@ -10,7 +10,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
+from accounts.actions import do_create_token, do_revoke_token
 from accounts.auth import ApiTokenAuthentication
 from accounts.limits import ClientAddressThrottle, RateLimited, throttled
 from accounts.models import ApiToken, User
@@ -97,11 +97,7 @@ class TokenLoginView(APIView):
             attempt.failed()
             raise AuthenticationFailed("wrong username or password (or the account is suspended)")
         attempt.succeeded()
-        try:
-            token, secret = do_create_token(user, form.validated_data["name"],
-                                            form.validated_data.get("expires_in_days"))
-        except TokenLimitReached as err:
-            raise ValidationError({"name": [str(err)]}) from None
+        token, secret = do_create_token(user, form.validated_data["name"], form.validated_data.get("expires_in_days"))
         return _created(token, secret)
 
 
@@ -122,11 +118,8 @@ class TokenListView(APIView):
         reject_unknown_fields(NewTokenSerializer, request.data)
         form = NewTokenSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            token, secret = do_create_token(request.user, form.validated_data["name"],
-                                            form.validated_data.get("expires_in_days"))
-        except TokenLimitReached as err:
-            raise ValidationError({"name": [str(err)]}) from None
+        token, secret = do_create_token(request.user, form.validated_data["name"],
+                                        form.validated_data.get("expires_in_days"))
         return _created(token, secret)
 
 

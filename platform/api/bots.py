@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
@@ -18,23 +18,12 @@ from accounts.limits import ClientAddressThrottle, RateLimited, throttled
 from arena.games import all_presets
 from bots import blobs
 from bots.access import access_bot, access_version, can_see_private
-from bots.actions import BotError, do_create_bot, do_retire_version, do_update_bot
-from bots.limits import CapReached
+from bots.actions import do_create_bot, do_retire_version, do_update_bot
 from bots.models import GAME_CHOICES, NAME_HELP, Bot, BotVersion
-from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
+from bots.upload import check_upload, max_upload_bytes, read_limited
 from config.api import reject_unknown_fields
+from config.errors import ActionError
 from matches.validation import do_upload_version
-
-
-def as_validation_error(err: BotError) -> ValidationError:
-    return ValidationError({err.field or "non_field_errors": [str(err)]})
-
-
-class CapExceeded(APIException):
-    """A per-user cap (bots/limits.py): 403, the message names the cap."""
-
-    status_code = status.HTTP_403_FORBIDDEN
-    default_code = "cap_reached"
 
 
 class VersionSerializer(serializers.ModelSerializer):
@@ -135,11 +124,9 @@ class BotListView(generics.ListCreateAPIView):
             raise throttled(err) from None
         try:
             bot = do_create_bot(request.user, **form.validated_data)
-        except (BotError, CapReached) as err:
-            limits.give_back(limits.bot_creations(), request.user.pk, spent)
-            if isinstance(err, CapReached):
-                raise CapExceeded(str(err)) from None
-            raise as_validation_error(err) from None
+        except ActionError:
+            limits.give_back(limits.bot_creations(), request.user.pk, spent)  # no bot was made
+            raise
         return Response(BotSerializer(bot, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
@@ -161,10 +148,7 @@ class BotDetailView(APIView):
         reject_unknown_fields(BotUpdateSerializer, request.data)
         form = BotUpdateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            do_update_bot(bot, **form.validated_data)
-        except BotError as err:
-            raise as_validation_error(err) from None
+        do_update_bot(bot, **form.validated_data)
         return Response(BotSerializer(bot, context={"request": request}).data)
 
 
@@ -190,16 +174,8 @@ class VersionListView(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise ValidationError({"file": ["no file: send the bot as the multipart field 'file'"]})
-        try:
-            data = read_limited(upload.chunks(), max_upload_bytes())
-            checked = check_upload(upload.name, data)
-            version = do_upload_version(bot, checked)
-        except UploadRejected as err:
-            raise ValidationError({"file": [str(err)]}) from None
-        except BotError as err:
-            raise as_validation_error(err) from None
-        except CapReached as err:
-            raise CapExceeded(str(err)) from None
+        data = read_limited(upload.chunks(), max_upload_bytes())
+        version = do_upload_version(bot, check_upload(upload.name, data))
         return Response(VersionSerializer(version, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
@@ -220,10 +196,7 @@ class VersionRetireView(APIView):
     def post(self, request, name: str, number: int):
         bot = access_bot(request.user, name, for_change=True)
         version = access_version(request.user, bot, number)
-        try:
-            do_retire_version(version)
-        except BotError as err:
-            raise as_validation_error(err) from None
+        do_retire_version(version)
         return Response(VersionSerializer(version, context={"request": request}).data)
 
 

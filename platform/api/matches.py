@@ -9,7 +9,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
@@ -21,7 +21,7 @@ from bots.access import access_bot, can_see_private
 from bots.models import BotVersion
 from config.api import reject_unknown_fields
 from matches.access import detail_visible
-from matches.challenges import ChallengeError, do_challenge
+from matches.challenges import do_challenge
 from matches.models import Match, Seat
 
 
@@ -181,10 +181,7 @@ class ChallengeView(APIView):
         form.is_valid(raise_exception=True)
         mine = access_bot(request.user, form.validated_data["bot"], for_change=True)
         other = access_bot(request.user, form.validated_data["opponent"])
-        try:
-            matches = do_challenge(request.user, mine, other, form.validated_data.get("preset"))
-        except ChallengeError as err:
-            raise ValidationError({err.field: [str(err)]}) from None
+        matches = do_challenge(request.user, mine, other, form.validated_data.get("preset"))
         fresh = match_queryset().filter(pk__in=[m.pk for m in matches]).order_by("rotation")
         return Response(MatchSerializer(fresh, many=True, context={"request": request}).data,
                         status=status.HTTP_201_CREATED)

@@ -14,14 +14,15 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from bots.models import Bot, BotVersion
+from config.errors import ActionError
 
 
-class CapReached(ValueError):
-    """A per-user cap; ``field`` names the input the message belongs beside (or None)."""
+class CapReached(ActionError):
+    """A per-user cap: the API answers 403 with the message naming the cap; ``field`` names the input the
+    message belongs beside on the pages (or None)."""
 
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.field = field
+    status = 403
+    code = "cap_reached"
 
 
 def exempt(user) -> bool:

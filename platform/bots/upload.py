@@ -17,6 +17,7 @@ from pathlib import Path
 from django.conf import settings
 
 from arena.botspec import NATIVE, BotSpecError, allowed_runtimes, stage_bot
+from config.errors import ActionError
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 SCRIPT_SUFFIXES = (".py", ".js", ".pl")
@@ -24,8 +25,11 @@ FILENAME_RULE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")
 CHUNK = 1024 * 1024
 
 
-class UploadRejected(ValueError):
+class UploadRejected(ActionError):
     """An upload that cannot become a version; the message says what is wrong and how to fix it."""
+
+    def __init__(self, message: str, field: str | None = "file"):
+        super().__init__(message, field)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.errors import ActionError
+
 
 class Pagination(PageNumberPagination):
     page_size_query_param = "page_size"
@@ -64,8 +66,26 @@ class PayloadTooLarge(exceptions.APIException):
     default_code = "too-large"
 
 
+class Refused(exceptions.APIException):
+    """An ActionError whose status is not 400 (a cap reached: 403), with the action's own code."""
+
+    def __init__(self, message: str, code: str, status_code: int):
+        super().__init__(message, code)
+        self.status_code = status_code
+
+
+def as_api_exception(err: ActionError) -> exceptions.APIException:
+    """An action's refusal as the API answers it: a 400 whose field is the input at fault, or the error's
+    own status."""
+    if err.status == status.HTTP_400_BAD_REQUEST:
+        return exceptions.ValidationError({err.field or "non_field_errors": [str(err)]})
+    return Refused(str(err), err.code, err.status)
+
+
 def exception_handler(exc: Exception, context: dict) -> Response | None:
-    if isinstance(exc, Http404):
+    if isinstance(exc, ActionError):
+        exc = as_api_exception(exc)
+    elif isinstance(exc, Http404):
         message = str(exc) if exc.args and str(exc) else "not found"
         exc = exceptions.NotFound(message)
     elif isinstance(exc, PermissionDenied):

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from arena.games.seating import layout
 from bots.models import Bot, BotVersion
+from config.errors import ActionError
 from matches.actions import create_duplicate_set
 from matches.models import Match
 
 
-class ChallengeError(ValueError):
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.field = field
+class ChallengeError(ActionError):
+    """A challenge that cannot be played; ``field`` names the input at fault."""
 
 
 def check_challenge(mine: Bot, other: Bot, preset: str | None) -> str:

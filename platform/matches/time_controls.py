@@ -18,6 +18,7 @@ from typing import Any
 from django.conf import settings
 
 from arena.referee import MAX_DECISIONS, TimeControl
+from config.errors import ActionError
 
 # The allowed range of every field, in milliseconds (inclusive). A start-up under a second fails honest bots
 # on a loaded machine; a minute per decision (the tournament page's cap) and a ten-minute bank are far beyond
@@ -34,10 +35,8 @@ WORKER_OVERHEAD_S = 300.0
 STANDARD = TimeControl()
 
 
-class TimeControlError(ValueError):
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.field = field
+class TimeControlError(ActionError):
+    """A time control out of bounds; ``field`` names the setting at fault."""
 
 
 def _range(name: str) -> str:

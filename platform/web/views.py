@@ -19,11 +19,11 @@ from accounts.models import ApiToken
 from arena.games import GAME_MODULES, all_presets
 from arena.games.options import describe
 from bots.access import access_bot, can_see_private
-from bots.actions import BotError, do_create_bot, do_update_bot
-from bots.limits import CapReached
+from bots.actions import do_create_bot, do_update_bot
 from bots.models import Bot
-from bots.upload import UploadRejected, check_upload, max_upload_bytes, read_limited
+from bots.upload import check_upload, max_upload_bytes, read_limited
 from config.api import error_body
+from config.errors import ActionError
 from matches.access import detail_visible
 from matches.models import Match, Seat
 from matches.reproduce import reproduce_command
@@ -85,7 +85,7 @@ def profile(request):
             _, new_token = do_create_token(request.user, form.cleaned_data["name"],
                                                form.cleaned_data["expires_in_days"])
         except TokenLimitReached as err:
-            form.add_error("name", str(err))
+            form.add_error(err.field, str(err))
         else:
             form = NewTokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
@@ -119,7 +119,7 @@ def _store_upload(request, bot: Bot, uploaded, form) -> bool:
     try:
         data = read_limited(uploaded.chunks(), max_upload_bytes())
         do_upload_version(bot, check_upload(uploaded.name, data))
-    except (UploadRejected, BotError, CapReached) as err:
+    except ActionError as err:  # the file is refused, or the bot may not take it: said beside the file
         form.add_error("file", str(err))
         return False
     return True
@@ -145,7 +145,7 @@ def bot_new(request):
             try:
                 bot = do_create_bot(request.user, game=form.cleaned_data["game"], name=form.cleaned_data["name"],
                                     description=form.cleaned_data["description"])
-            except (BotError, CapReached) as err:
+            except ActionError as err:
                 form.add_error(err.field if err.field in form.fields else None, str(err))
                 bot = None
             if bot is not None and not _store_upload(request, bot, form.cleaned_data["file"], form):
