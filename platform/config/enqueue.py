@@ -14,21 +14,22 @@ from typing import Any
 
 from django.db import transaction
 
-log = logging.getLogger("config.enqueue")
 
-
-def enqueue(task: Any, args: tuple = (), *, fallback: str, **options: Any) -> bool:
-    """Send ``task`` now; False (logged, with ``fallback``: what does the work if this message never goes)
-    when the broker cannot take it."""
+def enqueue(task: Any, args: tuple = (), *, what: str, fallback: str, logger: logging.Logger | None = None,
+            **options: Any) -> bool:
+    """Send ``task`` now; when the broker cannot take it, False and a warning on the caller's ``logger``:
+    "could not <what> (<why>); <fallback>", the fallback saying what does the work instead."""
     try:
         task.apply_async(args, **options)
     except Exception as err:
-        log.warning("could not send %s%s (%s); %s", getattr(task, "name", task), args, err, fallback)
+        (logger or logging.getLogger(__name__)).warning("could not %s (%s); %s", what, err, fallback)
         return False
     return True
 
 
-def enqueue_on_commit(task: Any, args: tuple = (), *, fallback: str, **options: Any) -> None:
+def enqueue_on_commit(task: Any, args: tuple = (), *, what: str, fallback: str, logger: logging.Logger | None = None,
+                      **options: Any) -> None:
     """``enqueue`` when the surrounding transaction commits (at once outside one)."""
     # A partial, not a lambda: what a transaction will send can be read off its on-commit callbacks.
-    transaction.on_commit(functools.partial(enqueue, task, args, fallback=fallback, **options))
+    transaction.on_commit(functools.partial(enqueue, task, args, what=what, fallback=fallback, logger=logger,
+                                            **options))

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+
 from bots.models import BotVersion
 from config.enqueue import enqueue_on_commit
 from ladder.suspension import suspend_failing_bots
+from ladder.tasks import fill_ladder
 from matches.hooks import MatchHook
 from matches.models import Match, Seat
+
+log = logging.getLogger(__name__)
 
 
 class SuspendFailingBots(MatchHook):
@@ -25,6 +30,5 @@ class PlaceNewVersions(MatchHook):
 
     def finished(self, match: Match, seats: list[Seat]) -> None:
         if BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.READY).exists():
-            from ladder.tasks import fill_ladder
-
-            enqueue_on_commit(fill_ladder, queue="maintenance", fallback="the beat job fills the ladder anyway")
+            enqueue_on_commit(fill_ladder, queue="maintenance", logger=log, what="fill the ladder now",
+                              fallback="the beat job fills it within 10 s anyway")

@@ -154,8 +154,9 @@ def release_missed_validations() -> int:
 def publish(match_id: int, queue: str, retry: bool = False) -> None:
     """Send the wake-up call. A ``retry`` (a match given back after its worker died or failed) goes ahead of
     every new match, so a crash costs its match a lease, not a place at the back of full queues."""
-    enqueue(PLAY_MATCH, (match_id,), queue=queue, **({"priority": RETRY_PRIORITY} if retry else {}),
-            fallback="the row stays queued and recover_matches sends it again")
+    # The broker is down: the row stays queued and recover_matches sends it again.
+    enqueue(PLAY_MATCH, (match_id,), queue=queue, **({"priority": RETRY_PRIORITY} if retry else {}), logger=log,
+            what=f"publish match {match_id}", fallback="it will be published again")
 
 
 def lease_expiry():

@@ -20,6 +20,8 @@ from django.utils import timezone
 
 from arena.games.seating import side_scores
 from bots.models import Bot, BotVersion
+from config.celery import app
+from config.enqueue import enqueue
 from matches.models import Match, Seat
 from ratings import live
 from ratings.fit import fit
@@ -122,13 +124,13 @@ def _clear_request(preset: str, requested: datetime | None) -> None:
         RefitRequest.objects.filter(preset=preset, requested=requested).update(requested=None)
 
 
-def _queue_refit(preset: str) -> None:
-    from ratings.tasks import refit
+# The task by name (ratings.tasks imports this module): Celery resolves it to the registered task.
+REFIT = app.signature("ratings.tasks.refit")
 
-    try:
-        refit.apply_async((preset,), queue="maintenance")
-    except Exception as err:  # the broker is away: the request stays pending and refit_due will do it
-        log.warning("could not queue the refit of %s (%s); the periodic refit will do it", preset, err)
+
+def _queue_refit(preset: str) -> None:
+    enqueue(REFIT, (preset,), queue="maintenance", logger=log, what=f"queue the refit of {preset}",
+            fallback="the periodic refit will do it")
 
 
 def live_elo(version_ids: list[int], preset: str) -> dict[int, float]:
