@@ -45,8 +45,13 @@ run: $(STAMP) system-deps
 	@echo "Kozyr is starting on http://$$HOST:$$PORT/  (Ctrl-C stops everything)"
 	$(BIN)/supervisord --configuration deploy/supervisord.conf
 
+# Style, the import boundaries (pyproject's import-linter contracts), types, and migrations that match the
+# models.
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	PYTHONPATH=platform:. $(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
+	$(BIN)/python manage.py makemigrations --check --dry-run --verbosity 0
 
 # Needs PostgreSQL and Redis on 127.0.0.1: started first when they are installed but down.
 test: $(STAMP) system-deps browser-deps lint

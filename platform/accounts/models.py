@@ -9,7 +9,7 @@ from knox.models import AbstractAuthToken
 SYSTEM_USERNAME = "kozyr"  # owns the house bots (the built-in bots of every game)
 
 
-class User(AbstractUser):
+class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox adds auth_token_set
     """A Kozyr account. Suspending a user is ``is_active = False`` (no log-in, no token works)."""
 
     suspended_reason = models.CharField(max_length=200, blank=True)

@@ -167,4 +167,6 @@ def house_version(game: str, builtin: str) -> BotVersion:
     if bot is None or bot.current_version is None:
         ensure_house_bots()
         bot = Bot.objects.select_related("current_version").get(name=house_bot_name(game, builtin))
+    if bot.current_version is None:
+        raise LookupError(f"the house bot {bot.name} has no current version")
     return bot.current_version

@@ -54,7 +54,7 @@ def pick_table(preset: str, sides: int, rng: random.Random) -> list[BotVersion] 
     bots = eligible_bots(preset)
     if len(bots) < sides:
         return None
-    versions = [b.current_version for b in bots]
+    versions = [b.current_version for b in bots if b.current_version is not None]  # eligible: all have one
     ids = [v.pk for v in versions]
     total = ranked_counts(ids, preset)
     recent = ranked_counts(ids, preset, since=timezone.now() - RECENT)

@@ -67,8 +67,9 @@ def record_ranked_match(match: Match, seats: list[Seat]) -> None:
     if not match.ranked:
         return
     seats = sorted(seats, key=lambda s: s.seat)
-    teams = match.result.get("teams") or [[s.seat] for s in seats]
-    ranks = [s.rank for s in seats]
+    teams = (match.result or {}).get("teams") or [[s.seat] for s in seats]
+    ranks = [s.rank for s in seats if s.rank is not None]
+    assert len(ranks) == len(seats), "a finished match ranks every seat"
     version_of = [s.version for s in seats]
     sides_of: dict[int, set[int]] = {}
     for side, team in enumerate(teams):
@@ -179,8 +180,8 @@ def refit_preset(preset: str) -> Refit:
 def _refit(preset: str, requested: datetime | None) -> Refit:
     started = time.perf_counter()
     outcomes, matches, last_match = ranked_outcomes(preset)
-    previous = dict(Rating.objects.filter(preset=preset, official__isnull=False).values_list("version_id",
-                                                                                              "official"))
+    previous = {version_id: official for version_id, official in Rating.objects.filter(
+        preset=preset, official__isnull=False).values_list("version_id", "official") if official is not None}
     fitted = fit(outcomes, previous)
     now = timezone.now()
     with transaction.atomic():
@@ -218,7 +219,7 @@ def _refit(preset: str, requested: datetime | None) -> Refit:
 def _set_los_to_next(preset: str, rows: Iterable[Rating], fitted) -> None:
     current = set(Bot.objects.filter(ratings__preset=preset).values_list("current_version_id", flat=True))
     board = sorted((r for r in rows if r.version_id in current and r.official is not None),
-                   key=lambda r: -r.official)
+                   key=lambda r: -(r.official or 0.0))
     neighbours = list(itertools.pairwise(board))
     for (above, _), value in zip(neighbours, fitted.los_many([(a.version_id, b.version_id) for a, b in neighbours]),
                                  strict=True):

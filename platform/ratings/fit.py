@@ -40,6 +40,7 @@ import math
 import time
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import linalg, sparse
@@ -163,7 +164,7 @@ def _difference_variances(hessian, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inv[a] + inv[b] - 2 * direct * inv[a] * inv[b] + own[a] + own[b] - 2 * shared
 
 
-def fit(outcomes: Outcomes, previous: Mapping[Hashable, float] | None = None, *,
+def fit(outcomes: Outcomes, previous: Mapping[Any, float] | None = None, *,
         units: np.ndarray | None = None, prior_sd: float = PRIOR_SD, virtual_draws: float = VIRTUAL_DRAWS,
         tolerance: float = 1e-4, max_iterations: int = 100) -> Ratings:
     """Fit the official ratings. ``previous`` (Elo values by player) is a warm start; ``tolerance`` is in Elo.
@@ -286,7 +287,8 @@ class _HessianBuilder:
         self.shape = (n, n)
 
     def __call__(self, curvature: np.ndarray) -> sparse.csr_matrix:
-        data = np.bincount(self.slot, weights=self.product * curvature[self.origin], minlength=len(self.indices))
+        data: np.ndarray = np.bincount(self.slot, weights=self.product * curvature[self.origin],
+                                       minlength=len(self.indices)).astype(float, copy=False)
         data[self.diagonal] += self.prior
         return sparse.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
 

@@ -20,10 +20,13 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from openskill.models import PlackettLuce
 
 from ratings.scale import BASE, Z95
+
+Player = TypeVar("Player", bound=Hashable)  # whatever identifies a rated player (a version id)
 
 # openskill's defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300. tau adds a little uncertainty every game,
 # so the live rating keeps following a version as the pool around it changes; versions are immutable, so
@@ -61,8 +64,8 @@ def successor(previous: Skill | None, model: PlackettLuce = MODEL) -> Skill:
     return Skill(previous.mu if previous is not None else model.mu, model.sigma)
 
 
-def rate_match(skills: Mapping[Hashable, Skill], seats: Sequence[Hashable], ranks: Sequence[int],
-               teams: Sequence[Sequence[int]] | None = None, model: PlackettLuce = MODEL) -> dict[Hashable, Skill]:
+def rate_match(skills: Mapping[Player, Skill], seats: Sequence[Player], ranks: Sequence[int],
+               teams: Sequence[Sequence[int]] | None = None, model: PlackettLuce = MODEL) -> dict[Player, Skill]:
     """New skills of the versions rated by one match.
 
     ``skills``: the current skill of every version seated; ``seats``: the version in each seat; ``ranks``:
@@ -80,7 +83,7 @@ def rate_match(skills: Mapping[Hashable, Skill], seats: Sequence[Hashable], rank
             raise ValueError("seats of one team have different ranks")
         sides.append(list(dict.fromkeys(seats[s] for s in team)))
         side_ranks.append(ranks[team[0]])
-    on_sides: dict[Hashable, int] = {}
+    on_sides: dict[Player, int] = {}
     for side in sides:
         for player in side:
             on_sides[player] = on_sides.get(player, 0) + 1
