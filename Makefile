@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench clean system-deps browser-deps
+.PHONY: run test test-site lint bench clean system-deps browser-deps
 
 # The virtualenv is created once; packages are (re)installed only when pyproject.toml changes, so a
 # second `make` starts at once.
@@ -56,7 +56,12 @@ lint: $(STAMP)
 # Needs PostgreSQL and Redis on 127.0.0.1: started first when they are installed but down.
 test: $(STAMP) system-deps browser-deps lint
 	tests/start-services.sh
-	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
+	$(BIN)/python -m pytest -m "not site" --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
+
+# The site-level runs (several minutes of real processes under faults): CI runs them after make test.
+test-site: $(STAMP) system-deps
+	tests/start-services.sh
+	$(BIN)/python -m pytest -m site -p no:cacheprovider
 
 # Figures for docs/benchmarks.md; slow, never part of `make test`. The soaks run on their own:
 # bench/soak.py --minutes 30 (PostgreSQL + Redis under faults), bench/embedded_soak.py --minutes 30.

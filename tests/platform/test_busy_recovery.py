@@ -19,7 +19,7 @@ from django.utils import timezone
 from matches.models import Match
 from tests.platform.workers import REDIS_URL, Worker, flush_broker, wait_for
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.site]
 REPO = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 10
 LADDER_DEPTH = 30

@@ -26,7 +26,7 @@ from tests.platform.workers import wait_for
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / ".venv" / "bin"
 CONFIGURATION = REPO / "deploy" / "supervisord.conf"
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.site]
 
 
 def free_port() -> int:

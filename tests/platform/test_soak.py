@@ -25,6 +25,7 @@ RESULT = {"seats": [{"seat": 0, "verdict": "ok"}, {"seat": 1, "verdict": "ok"}],
 
 
 @pytest.mark.slow
+@pytest.mark.site
 def test_it_survives_every_fault_with_every_invariant_kept(tmp_path):
     report_file = tmp_path / "soak.json"
     done = subprocess.run([sys.executable, str(REPO / "bench" / "soak.py"), "--minutes", "2.5", "--redis", REDIS,
