@@ -56,7 +56,7 @@ def main() -> None:
 
     django.setup()
     from bots import blobs
-    from web import replay_frames
+    from web import replay_views
 
     replay, label = longest_burraco(args.seeds)
     steps = len(replay["actions"])
@@ -64,13 +64,13 @@ def main() -> None:
     sha = blobs.put("replays", gzip.compress(orjson.dumps(replay)))
     for seat in (None, 0):
         began = time.perf_counter()
-        data = replay_frames.stored_slice(sha, seat, 0, args.count)  # computes and stores the whole view
+        data = replay_views.stored_slice(sha, seat, 0, args.count)  # computes and stores the whole view
         cold = (time.perf_counter() - began) * 1000
         packed = gzip.compress(data, compresslevel=6)  # as the endpoint's gzip_page does
         times = []
         for start in range(0, steps + 1, args.count):
             began = time.perf_counter()
-            gzip.compress(replay_frames.stored_slice(sha, seat, start, args.count), compresslevel=6)
+            gzip.compress(replay_views.stored_slice(sha, seat, start, args.count), compresslevel=6)
             times.append((time.perf_counter() - began) * 1000)
         name = "all" if seat is None else f"seat {seat}"
         print(f"  seat={name:<7} first request (the whole view computed and stored, then sliced): {cold:6.1f} ms, "

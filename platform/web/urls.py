@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.throttle import ThrottledLoginView
-from web import docs_pages, replay_frames, tournament_views, views
+from web import docs_pages, replay_views, tournament_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,8 +19,8 @@ urlpatterns = [
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<str:name>/", views.bot_detail, name="bot"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
-    path("matches/<int:pk>/frames/", replay_frames.frames_view, name="match-frames"),
-    path("matches/<int:pk>/stderr/", replay_frames.stderr_view, name="match-stderr"),
+    path("matches/<int:pk>/frames/", replay_views.frames_view, name="match-frames"),
+    path("matches/<int:pk>/stderr/", replay_views.stderr_view, name="match-stderr"),
     path("tournaments/", tournament_views.tournament_list, name="tournaments"),
     path("tournaments/new/", tournament_views.tournament_new, name="tournament-new"),
     path("tournaments/<int:pk>/", tournament_views.tournament_detail, name="tournament"),

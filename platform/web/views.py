@@ -33,7 +33,7 @@ from ratings.models import Rating, RatingSnapshot
 from ratings.queries import head_to_head
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
-from web.replay_frames import score_chart
+from web.replay_views import score_chart
 
 RECENT = 20
 

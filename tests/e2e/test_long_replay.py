@@ -25,10 +25,10 @@ def forget_replays() -> None:
     from django.core.cache import cache
     from django.core.files.storage import default_storage
 
-    from web import frames_store, replay_frames
+    from web import frames_store, replay_views
 
     cache.clear()
-    replay_frames.cached_replay.cache_clear()
+    replay_views.cached_replay.cache_clear()
     shutil.rmtree(default_storage.path(frames_store.ROOT), ignore_errors=True)
 
 

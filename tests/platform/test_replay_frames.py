@@ -9,12 +9,12 @@ import json
 
 import pytest
 
+from arena import replay_frames
 from arena.bots import make_bot
 from arena.games import load_game, new_match, resolve
 from arena.players import BuiltinPlayer
 from arena.referee import play_match as referee_play
-from web import replay_frames
-from web.replay_frames import FramesError, frames, score_series, side_totals
+from arena.replay_frames import FramesError, frames, score_series, side_totals
 
 
 def local_replay(preset: str, seed: int = 11) -> dict:
@@ -186,7 +186,7 @@ def test_the_match_page_draws_the_score_progression(client, played):
 def test_a_stored_replay_that_does_not_re_run_is_a_clear_error(client, played):
     from bots import blobs
     from matches.models import Match
-    from web.replay_frames import cached_replay
+    from web.replay_views import cached_replay
 
     broken = json.loads(json.dumps(cached_replay(played.replay_sha256)))
     broken["actions"][1]["action"] = {"type": "fly"}

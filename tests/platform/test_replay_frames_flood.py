@@ -15,7 +15,8 @@ import uuid
 import pytest
 import redis
 
-from web import frames_store, replay_frames
+from arena import replay_frames
+from web import frames_store, replay_views
 
 REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/5")
 COMPUTED = "frames computed"  # what the module logs once per (replay, view) it computes
@@ -101,7 +102,7 @@ def _stored_names(sha256: str) -> list[str]:
 
 
 def test_a_slice_of_stored_frames_equals_the_engines_own_frames(client, played):
-    replay = replay_frames.cached_replay(played.replay_sha256)
+    replay = replay_views.cached_replay(played.replay_sha256)
     steps = len(replay["actions"])
     for seat, label in ((None, "all"), (1, "1")):
         for start, count in ((0, 7), (3, 100), (steps - 2, 50), (99, 2)):
@@ -119,7 +120,7 @@ def test_concurrent_first_views_compute_once(played, caplog):
 
     def read():
         try:
-            results.append(replay_frames.stored_slice(sha, None, 5, 10))
+            results.append(replay_views.stored_slice(sha, None, 5, 10))
         except Exception as err:  # a failure in a thread must fail the test, not vanish
             errors.append(err)
 
@@ -135,7 +136,7 @@ def test_concurrent_first_views_compute_once(played, caplog):
 
 def test_anonymous_readers_are_rate_limited_per_address(client, played, alice, redis_cache):
     url = f"/matches/{played.pk}/frames/"
-    limit = replay_frames.ANON_READS_PER_MINUTE
+    limit = replay_views.ANON_READS_PER_MINUTE
     for k in range(limit):
         assert client.get(url, {"start": str(k % 5), "count": "3"}).status_code == 200, k
     refused = client.get(url, {"start": "1", "count": "3"})
@@ -184,11 +185,11 @@ def test_slices_across_stored_chunks_equal_the_engines_frames(long_replay, caplo
     for seat in (None, 1):
         for start, count in ((0, 1), (95, 10), (frames_store.CHUNK - 1, replay_frames.MAX_COUNT),
                              (2 * frames_store.CHUNK, 1), (steps - 3, 100), (steps, 5)):
-            body = orjson.loads(replay_frames.stored_slice(sha, seat, start, count))
+            body = orjson.loads(replay_views.stored_slice(sha, seat, start, count))
             assert body == replay_frames.frames(long_replay, seat, start, count), (seat, start, count)
     assert len(computations(caplog)) == 2
     with pytest.raises(replay_frames.FramesError, match="start"):
-        replay_frames.stored_slice(sha, None, steps + 1, 5)
+        replay_views.stored_slice(sha, None, steps + 1, 5)
 
 
 def test_a_damaged_stored_chunk_is_computed_again(long_replay, caplog):
@@ -197,12 +198,12 @@ def test_a_damaged_stored_chunk_is_computed_again(long_replay, caplog):
 
     caplog.set_level(logging.INFO, logger=frames_store.logger.name)
     sha = stored(long_replay)
-    first = replay_frames.stored_slice(sha, 0, 150, 20)
+    first = replay_views.stored_slice(sha, 0, 150, 20)
     damaged = [n for n in _stored_names(sha) if n.endswith("chunk-00001.jsonl.gz")]
     assert len(damaged) == 1
     with default_storage.open(damaged[0], "wb") as handle:
         handle.write(b"not what the manifest says")
-    assert replay_frames.stored_slice(sha, 0, 150, 20) == first
+    assert replay_views.stored_slice(sha, 0, 150, 20) == first
     assert orjson.loads(first) == replay_frames.frames(long_replay, 0, 150, 20)
     assert len(computations(caplog)) == 2
     assert any("does not match its manifest" in r.getMessage() for r in caplog.records)
