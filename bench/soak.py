@@ -131,7 +131,7 @@ def zipped(files: dict[str, bytes]) -> bytes:
 
 
 def state_id(folder: Path) -> str:
-    """The sandbox's name for a state folder (sandbox.leftovers.state_id): its cgroups are
+    """The sandbox's name for a state folder (sandbox.identity.state_id): its cgroups are
     kozyr-sandbox/<state id>-<pid>-<random>.<run>."""
     info = os.stat(folder)
     return hashlib.sha256(f"{info.st_dev}:{info.st_ino}".encode()).hexdigest()[:8]

@@ -278,21 +278,6 @@ def _write_each(folder: Path, name: str, lines: list[str]) -> bool:
     return sum(_write(folder, name, line) for line in lines) > 0
 
 
-@cache
-def available_mechanisms() -> dict[str, str]:
-    """Which limits cgroups enforce for a run started by this process (found by creating one group)."""
-    support = detect()
-    if not support.usable:
-        return {}
-    from .leftovers import owner  # leftovers imports this module
-
-    run = Run(support, f"{owner()}.probe-{os.getpid()}", Limits())
-    try:
-        return dict(run.mechanisms)
-    finally:
-        run.remove()
-
-
 def _write(folder: Path, name: str, value: object) -> bool:
     try:
         fd = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CLOEXEC)

@@ -1,13 +1,17 @@
-"""What this machine lets a backend guarantee, before any bot runs: the list of weakened guarantees, said
-once by the runner, and `require_full_isolation()`, with which a platform worker refuses to start in a
+"""What this machine lets a backend guarantee, before any bot runs: which limits cgroups enforce here
+(`available_mechanisms()`, found by creating one group), the list of weakened guarantees, said once by the
+runner, and `require_full_isolation()`, with which a platform worker refuses to start in a
 weakened state unless its operator accepted it (KOZYR_SANDBOX_ACCEPT_WEAKER=1)."""
 
 from __future__ import annotations
 
 import os
+from functools import cache
 
 from . import cgroups
 from .errors import SandboxError
+from .leftovers import owner
+from .limits import Limits
 from .uids import can_switch_uid
 
 ACCEPT_WEAKER = "KOZYR_SANDBOX_ACCEPT_WEAKER"
@@ -26,7 +30,7 @@ def weakened_guarantees(backend: str = "bwrap") -> list[str]:
     elif not can_switch_uid():
         weakened.append("not running as root: bots get no uid of their own, so they share the worker's uid "
                         "(no per-bot process limit; per-user kernel counters are shared between bots)")  # fmt: skip
-    mechanisms = cgroups.available_mechanisms()
+    mechanisms = available_mechanisms()
     missing = [name for name in LIMITED_BY_CGROUPS if name not in mechanisms]
     if missing:
         where = "no writable cgroup here" if not mechanisms else "the worker's cgroup does not delegate them"
@@ -34,6 +38,19 @@ def weakened_guarantees(backend: str = "bwrap") -> list[str]:
                         "memory and CPU time fall back to per-process rlimits, disk I/O and CPU bandwidth are "
                         "not limited")  # fmt: skip
     return weakened
+
+
+@cache
+def available_mechanisms() -> dict[str, str]:
+    """Which limits cgroups enforce for a run started by this process (found by creating one group)."""
+    support = cgroups.detect()
+    if not support.usable:
+        return {}
+    run = cgroups.Run(support, f"{owner()}.probe-{os.getpid()}", Limits())
+    try:
+        return dict(run.mechanisms)
+    finally:
+        run.remove()
 
 
 def require_full_isolation(backend: str = "bwrap") -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 import sandbox
-from sandbox import SandboxError, backend_available, cgroups, guarantees, require_full_isolation, weakened_guarantees
+from sandbox import SandboxError, backend_available, guarantees, require_full_isolation, weakened_guarantees
 
 
 @pytest.fixture
 def non_root_without_cgroups(monkeypatch):
     monkeypatch.setattr(guarantees, "can_switch_uid", lambda: False)
-    monkeypatch.setattr(cgroups, "available_mechanisms", lambda: {})
+    monkeypatch.setattr(guarantees, "available_mechanisms", lambda: {})
     monkeypatch.delenv(guarantees.ACCEPT_WEAKER, raising=False)
 
 
@@ -35,7 +35,7 @@ def test_unsafe_always_says_it_does_not_isolate_and_that_daemons_survive():
 
 
 def test_this_root_worker_with_cgroups_has_its_full_guarantees():
-    if not sandbox.uids.can_switch_uid() or "disk_io" not in cgroups.available_mechanisms():
+    if not sandbox.uids.can_switch_uid() or "disk_io" not in guarantees.available_mechanisms():
         pytest.skip("this machine lacks root or a cgroup controller")
     assert weakened_guarantees("bwrap") == []
     require_full_isolation("bwrap")
