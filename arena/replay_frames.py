@@ -86,7 +86,9 @@ def summarize(event: dict[str, Any]) -> str:
         return f"{_who(event)} shows {event.get('name')} ({_cards(event.get('cards'))})"
     if kind == "discard":
         closing = " and closes" if event.get("closing") else ""
-        return f"{_who(event)} discards {event.get('card')}{closing}"
+        # Burraco discards one card; a Kozel soloist puts two (event "cards") under the widow.
+        discarded = _cards(event["cards"]) if "cards" in event else event.get("card")
+        return f"{_who(event)} discards {discarded}{closing}"
     if kind == "meld":
         return f"{_who(event)} melds {_cards(event.get('cards'))}"
     if kind == "add":

@@ -105,3 +105,15 @@ def test_a_burraco_is_marked_when_the_meld_reaches_seven_cards():
     grown = {**made, "meld": {**made["meld"], "cards": [*made["meld"]["cards"], "TH"]}, "cards": ["TH"]}
     assert made_a_burraco(made) and mark_of(made) == {"kind": "burraco", "label": "seat 1: clean burraco"}
     assert not made_a_burraco(grown) and mark_of(grown) is None
+
+
+def test_every_line_names_what_was_played_never_none(replay):
+    # A Kozel soloist discards two cards ("cards"), Burraco one ("card"): both read as cards, never "None".
+    run = ReplayRun(replay)
+    texts = [frame["text"] for frame in run.frames(None, 0, run.steps)]
+    assert texts and not [text for text in texts if "None" in text]
+
+
+def test_a_kozel_discard_of_two_cards_names_both():
+    line = summarize({"type": "discard", "seat": 1, "cards": ["AS", "KH"]})
+    assert line.endswith("discards AS KH"), line
