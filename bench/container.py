@@ -18,7 +18,7 @@ from pathlib import Path
 
 from isolation import BOT, STARTS, TEARDOWNS, Bare, Boxed, round_trip, sample_messages, startup
 
-from sandbox.docker import find_engine, image
+from sandbox.backends.container_engine import find_engine, image
 
 
 class Container(Boxed):

@@ -48,15 +48,15 @@ def start(
         raise SandboxError(f"command must be a non-empty list of non-empty strings, got {command!r}")
     bot_dir = Path(bot_dir)
     if backend == "bwrap":
-        from .bwrap import start_bwrap
+        from .backends.bwrap import start_bwrap
 
         return start_bwrap(command, bot_dir, limits, env, use_cgroups=use_cgroups)
     if backend == "docker":
-        from .docker import start_docker
+        from .backends.docker import start_docker
 
         return start_docker(command, bot_dir, limits, env)
     if backend == "unsafe":
-        from .unsafe import start_unsafe
+        from .backends.unsafe import start_unsafe
 
         return start_unsafe(command, bot_dir, limits, env, allow_unsafe=allow_unsafe, use_cgroups=use_cgroups)
     raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -66,11 +66,11 @@ def backend_available(name: str) -> str | None:
     """None when backend `name` works on this machine, else the reason it does not. Probes that backend only
     (bwrap: one trivial sandbox, once per process; docker: the engine)."""
     if name == "bwrap":
-        from .bwrap import preflight
+        from .backends.bwrap import preflight
 
         return preflight()
     if name == "docker":
-        from .docker import unavailable_reason
+        from .backends.container_engine import unavailable_reason
 
         return unavailable_reason()
     if name == "unsafe":

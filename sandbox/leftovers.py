@@ -45,7 +45,7 @@ def owned_folder(kind: str) -> Iterator[Path]:
     """A private folder (mode 0700), `runs/<owner>.<kind>-<random>`, for files of this process that must not
     outlive it: removed when the block ends, or by the next sweep when the process is killed first."""
     runs = state_dir() / "runs"
-    runs.mkdir(mode=0o711, exist_ok=True)  # as staging.py: sandbox uids traverse it to their own run folder
+    runs.mkdir(mode=0o711, exist_ok=True)  # as bwrap_staging.py: sandbox uids traverse it to their own run folder
     folder = Path(tempfile.mkdtemp(prefix=f"{owner()}.{kind}-", dir=runs))
     try:
         yield folder

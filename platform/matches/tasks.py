@@ -188,7 +188,7 @@ def reap_orphans() -> int:
     if settings.SANDBOX_BACKEND != "docker":
         return 0
     try:
-        from sandbox.docker import reap_orphans as reap
+        from sandbox.backends.container_reaper import reap_orphans as reap
     except ImportError:
         return 0
     try:

@@ -27,7 +27,8 @@ from packaging.utils import canonicalize_name
 
 from config.celery_settings import MAINTENANCE_QUEUE, QUEUE_ORDER
 from sandbox import Limits
-from sandbox import docker as container_backend
+from sandbox.backends import docker as container_backend
+from sandbox.backends.container_engine import DEFAULT_IMAGE, Engine
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "docker-compose.yml"
@@ -165,7 +166,7 @@ def test_workers_scale_and_reach_the_host_engine():
 
 def test_bot_containers_never_join_a_network():
     """Bots run beside the workers on the host's engine, and never on the compose network (or any)."""
-    for engine in (container_backend.Engine(), container_backend.Engine("podman", "podman", "4", "runc")):
+    for engine in (Engine(), Engine("podman", "podman", "4", "runc")):
         argv = container_backend.run_command(["python3", "bot.py"], REPO, Limits(), name="kozyr-bot-test",
                                              deadline=0, env={}, image_name="img", engine=engine)
         networks = [argv[i + 1] for i, arg in enumerate(argv) if arg in ("--network", "--net")]
@@ -176,7 +177,7 @@ def test_bot_containers_never_join_a_network():
     runtime = service("bot-runtime")
     assert runtime["network_mode"] == "none" and runtime["profiles"] == ["images"]
     # the image the workers start bots from is the one compose builds from sandbox/image/
-    assert runtime["image"] == container_backend.DEFAULT_IMAGE and runtime["build"] == "sandbox/image"
+    assert runtime["image"] == DEFAULT_IMAGE and runtime["build"] == "sandbox/image"
 
 
 def test_web_is_published_only_to_the_local_reverse_proxy():

@@ -30,7 +30,7 @@ import psutil
 import pytest
 
 from sandbox import Limits, SandboxProcess, SandboxReport, backends_available, start
-from sandbox import docker as docker_backend
+from sandbox.backends import container_engine
 
 HOSTILE = Path(__file__).parent / "hostile"
 BUILD_LOCAL = Path(__file__).parents[2] / "sandbox" / "image" / "build-local.sh"
@@ -80,17 +80,17 @@ def container_image() -> str:
     if shutil.which("podman") is None and shutil.which("docker") is None:
         pytest.skip("container backend not tested: neither podman nor docker is installed here "
                     "(sandbox/image/install-engine.sh, run by `make system-deps` and .ci/run, installs podman)")
-    reason = docker_backend.unavailable_reason()
+    reason = container_engine.unavailable_reason()
     if reason is not None:
         pytest.fail(f"the container backend does not work on this machine: {reason}")
     if "KOZYR_SANDBOX_DOCKER_IMAGE" in os.environ:
-        return docker_backend.image()
+        return container_engine.image()
     began = time.monotonic()
     built = subprocess.run([str(BUILD_LOCAL)], capture_output=True, text=True, timeout=900, check=False)
     if built.returncode != 0:
         pytest.fail(f"{BUILD_LOCAL.name} failed ({built.returncode}):\n{built.stdout}{built.stderr}")
     print(f"\n{built.stdout.strip()} [{time.monotonic() - began:.1f} s]")
-    return docker_backend.image()
+    return container_engine.image()
 
 
 @dataclass
@@ -180,7 +180,7 @@ def assert_nothing_left(proc: SandboxProcess, report: SandboxReport) -> None:
         assert left == [], f"processes of sandbox uid {proc.sandbox_uid} still running: {left}"
     if report.backend == "docker":
         name = proc._confinement.name
-        engine, _ = docker_backend.find_engine()
+        engine, _ = container_engine.find_engine()
         listing = subprocess.run(engine.command("ps", "--all", "--quiet", "--filter", f"name=^{name}$"),
                                  capture_output=True, text=True, check=True)  # fmt: skip
         assert listing.stdout.strip() == "", f"container {name} still exists"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox import docker as docker_backend
+from sandbox.backends import container_engine
 from tests.sandbox import test_covert_channels as covert
 
 pytestmark = pytest.mark.sandbox_backends("docker", reason="test_covert_channels.py runs these under bwrap")
@@ -17,7 +17,7 @@ def test_no_bit_passes_between_two_containers(launch):
 
 
 def test_no_machine_wide_counter_is_readable_in_a_container(launch, request):
-    engine, _ = docker_backend.find_engine()
+    engine, _ = container_engine.find_engine()
     if engine.kind == "docker":
         request.node.add_marker(pytest.mark.xfail(strict=True, reason="Docker cannot mask /proc paths"))
     covert.test_no_machine_wide_counter_is_readable(launch)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sandbox import Limits
-from sandbox import docker as docker_backend
+from sandbox.backends import docker as docker_backend
 from tests.sandbox.conftest import finish, read_until
 
 pytestmark = pytest.mark.sandbox_backends("docker", reason="test_disk_io.py checks bwrap's disk limit")

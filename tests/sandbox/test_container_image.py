@@ -100,9 +100,9 @@ def test_the_root_filesystem_holds_a_packages_files_and_nothing_of_its_documenta
 def test_the_session_image_is_built_from_todays_inputs(container_image):
     if "KOZYR_SANDBOX_DOCKER_IMAGE" in os.environ:
         pytest.skip("testing a deployment's own image, not one built here")
-    from sandbox import docker as docker_backend
+    from sandbox.backends import container_engine
 
-    engine, _ = docker_backend.find_engine()
+    engine, _ = container_engine.find_engine()
     template = '{{index .Config.Labels "kozyr.image.inputs"}}'
     label = subprocess.run(engine.command("image", "inspect", "--format", template, container_image),
                            capture_output=True, text=True, check=True).stdout  # fmt: skip

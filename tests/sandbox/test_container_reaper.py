@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from sandbox import Limits, start
-from sandbox import docker as docker_backend
+from sandbox.backends import container_engine, container_reaper
 from tests.sandbox.conftest import HOSTILE, finish, read_until
 
 WORKER = """
@@ -38,7 +38,7 @@ def containers(engine, *names: str) -> dict[str, str]:
 
 
 def test_the_next_start_removes_what_a_killed_worker_left_and_spares_a_live_one(container_image, tmp_path):
-    engine, _ = docker_backend.find_engine()
+    engine, _ = container_engine.find_engine()
     tmp_path.chmod(0o755)  # bind-mounted as /bot: the bot's uid must read it
     (tmp_path / "silent.py").write_text((HOSTILE / "silent.py").read_text())
     worker = subprocess.Popen([sys.executable, "-c", WORKER, str(tmp_path)], stdout=subprocess.PIPE,
@@ -61,7 +61,7 @@ def test_the_next_start_removes_what_a_killed_worker_left_and_spares_a_live_one(
         deadline = time.monotonic() + 60
         while containers(engine, live_name).get(live_name) != "running" and time.monotonic() < deadline:
             time.sleep(0.2)
-        reaped = docker_backend.reap_orphans()  # what a worker runs when it starts
+        reaped = container_reaper.reap_orphans()  # what a worker runs when it starts
         assert len(reaped) >= 2
         assert containers(engine, *names) == {}, "the dead worker's containers are still there"
         assert containers(engine, live_name) == {live_name: "running"}, "a live worker's container was reaped"

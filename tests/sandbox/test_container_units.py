@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import Limits, SandboxError, leftovers, start
-from sandbox import docker as docker_backend
-from sandbox.docker import Engine
+from sandbox.backends import container_engine, container_reaper
+from sandbox.backends import docker as docker_backend
+from sandbox.backends.container_engine import Engine
 from sandbox.runtimes import RUNTIMES
 from sandbox.state import state_dir
 
@@ -63,23 +64,23 @@ def test_podman_gets_the_same_flags_plus_its_runtime_and_the_bots_own_pipes(tmp_
 
 
 def test_the_reaper_removes_containers_past_their_deadline_or_of_a_dead_worker_of_this_host():
-    alive, elsewhere = docker_backend.owner_token(), "another-host:1:1"
-    dead = f"{docker_backend.socket.gethostname()}:{os.getpid()}:0"  # this pid, but not this start time
+    alive, elsewhere = container_reaper.owner_token(), "another-host:1:1"
+    dead = f"{container_reaper.socket.gethostname()}:{os.getpid()}:0"  # this pid, but not this start time
     runner = FakeRunner({"ps": f"aaa 100 {alive}\nbbb 300 {alive}\nccc notanumber {elsewhere}\nddd\n"
                                f"eee 300 {dead}\nfff 300 {elsewhere}\nggg 300 <no value>\n"})
-    assert docker_backend.reap_orphans(runner, engine=DOCKER, now=200) == ["aaa", "eee"]
+    assert container_reaper.reap_orphans(runner, engine=DOCKER, now=200) == ["aaa", "eee"]
     assert runner.calls[0][:4] == ["docker", "ps", "--all", "--no-trunc"]
     assert "label=kozyr.sandbox=1" in runner.calls[0]
     assert runner.calls[0][-1] == '{{.ID}} {{.Label "kozyr.sandbox.deadline"}} {{.Label "kozyr.sandbox.owner"}}'
     assert runner.calls[1] == ["docker", "rm", "--force", "aaa", "eee"]
     quiet = FakeRunner({"ps": ""})
-    assert docker_backend.reap_orphans(quiet, engine=DOCKER, now=200) == []
+    assert container_reaper.reap_orphans(quiet, engine=DOCKER, now=200) == []
     assert len(quiet.calls) == 1
 
 
 def test_the_reaper_reads_podmans_labels_through_its_own_template():
     runner = FakeRunner({"--storage-driver": "aaa 100\n"})
-    assert docker_backend.reap_orphans(runner, engine=PODMAN, now=200) == ["aaa"]
+    assert container_reaper.reap_orphans(runner, engine=PODMAN, now=200) == ["aaa"]
     assert runner.calls[0][-1] == ('{{.ID}} {{index .Labels "kozyr.sandbox.deadline"}} '
                                    '{{index .Labels "kozyr.sandbox.owner"}}')
     assert runner.calls[1] == ["/usr/bin/podman", "--storage-driver", "overlay", "rm", "--force", "--time", "0", "aaa"]
@@ -118,40 +119,40 @@ def test_a_container_run_is_inspected_then_removed(tmp_path):
 
 
 def test_the_container_backend_refuses_to_start_without_an_engine(tmp_path, monkeypatch):
-    monkeypatch.setattr(docker_backend, "find_engine", lambda: (None, "the podman CLI is not installed"))
+    monkeypatch.setattr(container_engine, "find_engine", lambda: (None, "the podman CLI is not installed"))
     with pytest.raises(SandboxError, match=r"needs a container engine .*podman CLI is not installed"):
         start(["python3", "bot.py"], tmp_path, backend="docker")
 
 
 def test_a_bad_engine_setting_is_one_clear_error(monkeypatch):
-    monkeypatch.setenv(docker_backend.ENGINE_SETTING, "lxc")
+    monkeypatch.setenv(container_engine.ENGINE_SETTING, "lxc")
     with pytest.raises(SandboxError, match="KOZYR_CONTAINER_ENGINE must be docker, podman or auto, got 'lxc'"):
-        docker_backend.find_engine()
-    assert "KOZYR_CONTAINER_ENGINE" in docker_backend.unavailable_reason()
+        container_engine.find_engine()
+    assert "KOZYR_CONTAINER_ENGINE" in container_engine.unavailable_reason()
 
 
 def test_engine_detection_names_what_is_missing(monkeypatch):
-    monkeypatch.setattr(docker_backend.shutil, "which", lambda name: None)
-    docker_backend._find_engine.cache_clear()
+    monkeypatch.setattr(container_engine.shutil, "which", lambda name: None)
+    container_engine._find_engine.cache_clear()
     try:
-        found, reason = docker_backend._find_engine("auto", None, None)
+        found, reason = container_engine._find_engine("auto", None, None)
         assert found is None
         assert reason == "the docker CLI is not installed; the podman CLI is not installed"
     finally:
-        docker_backend._find_engine.cache_clear()
+        container_engine._find_engine.cache_clear()
 
 
 def test_a_docker_cli_that_is_really_podman_is_driven_as_podman(monkeypatch):
     answers = {"--version": "podman version 4.3.1", "version": "4.3.1"}
-    monkeypatch.setattr(docker_backend.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(docker_backend, "_answers", lambda cli, *arguments: answers[arguments[0]])
-    docker_backend._find_engine.cache_clear()
+    monkeypatch.setattr(container_engine.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(container_engine, "_answers", lambda cli, *arguments: answers[arguments[0]])
+    container_engine._find_engine.cache_clear()
     try:
-        found, reason = docker_backend._find_engine("docker", None, None)
+        found, reason = container_engine._find_engine("docker", None, None)
         assert reason is None
         assert found == Engine("podman", "/usr/bin/docker", "4.3.1", runtime="runc")
     finally:
-        docker_backend._find_engine.cache_clear()
+        container_engine._find_engine.cache_clear()
 
 
 def test_the_container_cgroup_reader_follows_the_bot_into_v1_and_v2_trees(tmp_path, monkeypatch):

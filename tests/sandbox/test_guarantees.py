@@ -42,9 +42,9 @@ def test_this_root_worker_with_cgroups_has_its_full_guarantees():
 
 
 def test_one_backend_is_probed_alone(monkeypatch):
-    from sandbox import docker
+    from sandbox.backends import container_engine
 
-    monkeypatch.setattr(docker, "unavailable_reason", lambda: pytest.fail("docker probed for bwrap"))
+    monkeypatch.setattr(container_engine, "unavailable_reason", lambda: pytest.fail("docker probed for bwrap"))
     assert backend_available("bwrap") is None
     assert backend_available("unsafe") is None
     with pytest.raises(SandboxError, match="unknown sandbox backend 'lxc'"):

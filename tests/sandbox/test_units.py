@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import OUTCOMES, Limits, SandboxError, start
-from sandbox.bwrap import build_command, device_folder, launch_argv, resolve_in_sandbox
+from sandbox.backends.bwrap import build_command, device_folder, launch_argv, resolve_in_sandbox
 from sandbox.environment import bot_environment
 from sandbox.process import decode_shell_status
 from sandbox.report import Ending, classify
@@ -344,7 +344,8 @@ def test_a_private_watchdog_ends_its_thread_with_its_last_bot():
 def test_the_device_folder_is_built_once_checked_and_never_taken_from_under_another_worker(tmp_path, monkeypatch):
     import time
 
-    from sandbox import bwrap, state
+    from sandbox import state
+    from sandbox.backends import bwrap
 
     monkeypatch.setenv("KOZYR_SANDBOX_STATE_DIR", str(tmp_path / "state"))
     state.state_dir.cache_clear()

@@ -17,7 +17,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from . import seccomp_filter as policy
+from .. import seccomp_filter as policy
 
 ARCHITECTURES = {"x86_64": "SCMP_ARCH_X86_64", "aarch64": "SCMP_ARCH_AARCH64"}
 

@@ -1,4 +1,4 @@
-"""A private, read-only-to-the-bot copy of the bot's files for one run.
+"""The bwrap backend's private, read-only-to-the-bot copy of the bot's files for one run.
 
 Copying (rather than bind-mounting the caller's folder) means the sandbox uid can read the files whatever
 their host permissions, the bot sees a snapshot that nobody changes under it, and the caller's folder is
@@ -14,9 +14,9 @@ import stat
 import tempfile
 from pathlib import Path
 
-from .errors import SandboxError
-from .leftovers import owner
-from .state import state_dir
+from ..errors import SandboxError
+from ..leftovers import owner
+from ..state import state_dir
 
 MAX_BOT_FILES = 20_000
 MAX_BOT_BYTES = 256 << 20
@@ -26,7 +26,7 @@ class Staging:
     """`runs/<owner>.<random>/bot`. The run folder is mode 0700 and belongs to the sandbox uid (when the
     worker leases one), so only the sandbox, and root, can reach the copy: bot source is private to its owner.
     The name carries the owner token of this worker, so a worker that dies leaves nothing for long
-    (leftovers.py)."""
+    (sandbox/leftovers.py)."""
 
     def __init__(self, bot_dir: Path, uid: int | None = None):
         source = Path(bot_dir)

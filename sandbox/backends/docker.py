@@ -8,16 +8,13 @@ kernel kills everything else in its pid namespace. The bot's files are
 bind-mounted read-only at /bot: `bot_dir` must be a path the *engine* can see (with the worker itself in a
 container, mount the bot storage at the same path in both).
 
-The engine is chosen by KOZYR_CONTAINER_ENGINE: `docker`, `podman`, or `auto` (default: Docker when its
-engine answers, else Podman). Both get the same command line; Podman also gets the OCI runtime
-(KOZYR_CONTAINER_RUNTIME, default `runc` when installed: `crun` refuses hybrid cgroup machines), no extra
-tmpfs of its own on /run and /var/tmp, and none of its default environment variables. A storage driver
-can be forced with KOZYR_CONTAINER_STORAGE_DRIVER (Podman only; the image must be built with the same).
+Which engine runs the containers (Docker or Podman, and Podman's OCI runtime) is container_engine.py's
+business. Both get the same command line; Podman also gets no extra tmpfs of its own on /run and /var/tmp,
+none of its default environment variables, and the bot's pipes as FIFOs (container_fifos.py).
 
 Containers are not started with `--rm`: finish() first asks the engine whether the kernel OOM-killed the
 bot (the only reliable out-of-memory signal), then removes the container. Every container carries the
-label kozyr.sandbox=1 and a deadline label; `reap_orphans()` removes the ones a crashed worker left behind
-once their deadline has passed.
+labels with which container_reaper.py removes the ones a crashed worker left behind.
 """
 
 from __future__ import annotations
@@ -28,126 +25,33 @@ import math
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from ..cgroups import block_devices
+from ..environment import bot_environment
+from ..errors import SandboxError
+from ..leftovers import owner
+from ..limits import Limits
+from ..proc_masks import PROC_MASKED_DIRS, PROC_MASKED_FILES
+from ..process import Confinement, Measures, SandboxProcess, decode_shell_status
+from ..state import state_dir
+from ..uids import UidLease, can_switch_uid, lease_uid
 from . import container_seccomp
-from .bwrap import PROC_MASKED_DIRS, PROC_MASKED_FILES
-from .cgroups import block_devices
-from .environment import bot_environment
-from .errors import SandboxError
-from .fifos import MOUNT, HandedFifos
-from .leftovers import owner
-from .limits import Limits
-from .process import Confinement, Measures, SandboxProcess, decode_shell_status
-from .state import state_dir
-from .uids import UidLease, can_switch_uid, lease_uid
+from .container_engine import Engine, Runner, image, required_engine
+from .container_fifos import MOUNT, HandedFifos
+from .container_reaper import DEADLINE_LABEL, DEADLINE_MARGIN_SECONDS, LABEL, OWNER_LABEL, owner_token
 
-LABEL = "kozyr.sandbox"
-DEFAULT_IMAGE = "kozyr-bot-runtime:latest"
 DEFAULT_UID = 65534  # nobody: no file on the image belongs to it; used when the worker cannot lease uids
-DEADLINE_MARGIN_SECONDS = 60
-OWNER_LABEL = f"{LABEL}.owner"  # host:pid:start time of the worker process that started the container
-ENGINE_SETTING = "KOZYR_CONTAINER_ENGINE"
-RUNTIME_SETTING = "KOZYR_CONTAINER_RUNTIME"
-STORAGE_SETTING = "KOZYR_CONTAINER_STORAGE_DRIVER"
-ENGINES = ("docker", "podman")
-Runner = Callable[..., subprocess.CompletedProcess]
+DOCKER = Engine()  # run_command's engine when none is named: the Docker CLI
 
 
-@dataclass(frozen=True)
-class Engine:
-    """A container engine CLI: which kind it is, and the global flags every call to it carries."""
-
-    kind: str = "docker"  # "docker" or "podman" (a `docker` that is really podman counts as podman)
-    cli: str = "docker"
-    version: str = ""
-    runtime: str | None = None  # podman --runtime
-    storage_driver: str | None = None  # podman --storage-driver
-
-    def command(self, *arguments: str) -> list[str]:
-        driver = ["--storage-driver", self.storage_driver] if self.storage_driver else []
-        return [self.cli, *driver, *arguments]
-
-    def remove_now(self, *containers: str) -> list[str]:
-        """`rm --force` with SIGKILL at once: Podman would first send SIGTERM and wait 10 s (a bot is pid 1,
-        which ignores SIGTERM)."""
-        return ["rm", "--force", *(["--time", "0"] if self.kind == "podman" else []), *containers]
-
-    def describe(self) -> str:
-        runtime = f" ({self.runtime})" if self.runtime else ""
-        return f"{self.kind} {self.version}{runtime}".strip()
-
-
-def image() -> str:
-    return os.environ.get("KOZYR_SANDBOX_DOCKER_IMAGE", DEFAULT_IMAGE)
-
-
-def engine_setting() -> str:
-    setting = os.environ.get(ENGINE_SETTING, "auto").strip().lower() or "auto"
-    if setting not in (*ENGINES, "auto"):
-        raise SandboxError(f"{ENGINE_SETTING} must be docker, podman or auto, got {setting!r}")
-    return setting
-
-
-def find_engine() -> tuple[Engine | None, str | None]:
-    """The engine the settings select, or None and the reason none works here."""
-    setting = engine_setting()
-    return _find_engine(setting, os.environ.get(RUNTIME_SETTING) or None, os.environ.get(STORAGE_SETTING) or None)
-
-
-@cache
-def _find_engine(setting: str, runtime: str | None, storage_driver: str | None) -> tuple[Engine | None, str | None]:
-    reasons = []
-    for name in ENGINES if setting == "auto" else (setting,):
-        cli = shutil.which(name)
-        if cli is None:
-            reasons.append(f"the {name} CLI is not installed")
-            continue
-        kind = "podman" if _answers(cli, "--version").lower().startswith("podman") else name
-        if kind == "podman":
-            version = _answers(cli, "version", "--format", "{{.Client.Version}}")
-            chosen_runtime = runtime or ("runc" if shutil.which("runc") else None)
-            found = Engine(kind, cli, version, chosen_runtime, storage_driver)
-        else:
-            version = _answers(cli, "version", "--format", "{{.Server.Version}}")
-            found = Engine(kind, cli, version)
-        if version:
-            return found, None
-        reasons.append(f"{name} is installed but no {kind} engine answers")
-    return None, "; ".join(reasons)
-
-
-def _answers(cli: str, *arguments: str) -> str:
-    try:
-        done = subprocess.run([cli, *arguments], capture_output=True, text=True, timeout=20, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
-
-
-def unavailable_reason() -> str | None:
-    """None when the container backend can start bots here, else why not (for backends_available())."""
-    try:
-        return find_engine()[1]
-    except SandboxError as error:
-        return str(error)
-
-
-def docker_path() -> str | None:
-    """The engine CLI the settings select (kept for callers that only ask whether one is installed)."""
-    found, _ = find_engine()
-    return found.cli if found else None
-
-
-# Podman: the bot's stdin and stdout are FIFOs only the worker and the bot open (fifos.py), in a folder
-# mounted read-only at fifos.MOUNT; this shim (Perl: it is in the image and starts in ~2 ms) opens them as
+# Podman: the bot's stdin and stdout are FIFOs only the worker and the bot open (container_fifos.py), in a
+# folder mounted read-only at MOUNT; this shim (Perl: it is in the image and starts in ~2 ms) opens them as
 # its stdin and stdout, waits on `sync` until the worker has dropped what it held only until then, and execs
 # the bot. No relay through the CLI and conmon on every line (3.5x bwrap's round trip), and, unlike handing
 # descriptors in (`--preserve-fds`, which conmon keeps a copy of), a bot closing its stdout or stdin is seen
@@ -170,11 +74,11 @@ NPROC_SHARED = 4096
 
 
 def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str, deadline: int,
-                env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = Engine(),
+                env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = DOCKER,
                 nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json", owner: str = "",
                 disks: tuple[str, ...] = (), fifos: Path = Path("fifos")) -> list[str]:  # fmt: skip
     """The `run` command line for one bot (pure: tests read it). `fifos`: the folder of the bot's pipes
-    (Podman only, see fifos.py)."""
+    (Podman only, see container_fifos.py)."""
     megabytes = f"{limits.memory_mb}m"
     cpu_soft = math.ceil(limits.cpu_seconds) + 1  # a per-process backstop; the watchdog stops the bot first
     environment = [arg for key, value in env.items() for arg in ("--env", f"{key}={value}")]
@@ -193,7 +97,7 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
         "--name", name,
         "--pull", "never",  # a worker never contacts a registry; the image is there or the start fails
         "--label", f"{LABEL}=1",
-        "--label", f"{LABEL}.deadline={deadline}",
+        "--label", f"{DEADLINE_LABEL}={deadline}",
         "--label", f"{OWNER_LABEL}={owner}",
         *podman_only,
         "--network", "none",
@@ -223,66 +127,6 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
         *shim,
         *command,
     ]  # fmt: skip
-
-
-def owner_token(pid: int | None = None) -> str:
-    """Who started a container: this host, a worker pid and that process's start time (pids are reused)."""
-    pid = os.getpid() if pid is None else pid
-    return f"{socket.gethostname()}:{pid}:{_start_time(pid)}"
-
-
-def _start_time(pid: int) -> str:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "gone"
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
-
-
-def _owner_is_dead(token: str) -> bool:
-    """True only for a worker of this host whose process no longer exists: another host's is not ours to judge."""
-    parts = token.rsplit(":", 2)
-    if len(parts) != 3 or not parts[1].isdigit() or parts[0] != socket.gethostname():
-        return False
-    return owner_token(int(parts[1])) != token
-
-
-def reap_orphans(runner: Runner = subprocess.run, engine: Engine | None = None, now: float | None = None) -> list[str]:
-    """Remove the sandbox containers a crashed worker left behind. Returns their ids.
-
-    Run it at worker start and periodically. A container is an orphan when the worker that started it (its
-    owner label) was a process of this host that no longer exists, or when its deadline has passed (a
-    worker on another host sharing the engine: its wall limit is DEADLINE_MARGIN_SECONDS shorter)."""
-    engine = engine or _required_engine()
-    now = time.time() if now is None else now
-    # Docker's ps template has .Label "name"; Podman's only the .Labels map.
-    if engine.kind == "podman":
-        deadline, owner = (f'index .Labels "{name}"' for name in (f"{LABEL}.deadline", OWNER_LABEL))
-    else:
-        deadline, owner = (f'.Label "{name}"' for name in (f"{LABEL}.deadline", OWNER_LABEL))
-    listing = runner(
-        engine.command("ps", "--all", "--no-trunc", "--filter", f"label={LABEL}=1",
-                       "--format", "{{.ID}} {{" + deadline + "}} {{" + owner + "}}"),
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    expired = []
-    for line in listing.stdout.splitlines():
-        parts = line.split()
-        if len(parts) < 2:
-            continue
-        past_deadline = parts[1].isdigit() and int(parts[1]) < now
-        if past_deadline or (len(parts) == 3 and _owner_is_dead(parts[2])):
-            expired.append(parts[0])
-    if expired:
-        runner(engine.command(*engine.remove_now(*expired)), capture_output=True, text=True, check=False)
-    return expired
-
-
-def _required_engine() -> Engine:
-    found, reason = find_engine()
-    if found is None:
-        raise SandboxError(f"backend 'docker' needs a container engine (docker or podman): {reason}")
-    return found
 
 
 @cache
@@ -395,7 +239,7 @@ class DockerConfinement(Confinement):
         super().__init__()
         self.name = name
         self._workdir = workdir  # the CLI's working folder, where conmon reports an OOM kill (_engine_cwd)
-        self.fifos: HandedFifos | None = None  # Podman: the bot's stdin and stdout (fifos.py)
+        self.fifos: HandedFifos | None = None  # Podman: the bot's stdin and stdout (container_fifos.py)
         self._lease = lease
         self.sandbox_uid = lease.uid if lease is not None else None
         self._runner = runner
@@ -512,7 +356,7 @@ class DockerConfinement(Confinement):
 def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | None = None,
                  runner: Runner = subprocess.run, popen: Callable[..., subprocess.Popen] = subprocess.Popen,
                  engine: Engine | None = None) -> SandboxProcess:  # fmt: skip
-    engine = engine or _required_engine()
+    engine = engine or required_engine()
     if not Path(bot_dir).is_dir():
         raise SandboxError(f"bot directory {bot_dir} does not exist or is not a directory")
     started = time.monotonic()
@@ -556,7 +400,7 @@ def _engine_cwd(name: str) -> Path:
     `oom` file in its working folder after an out-of-memory kill: in a folder of its own, that file says which
     container it was (on cgroup v1 Podman's own OOMKilled flag misses it, and a bot killed within its first
     watchdog tick leaves no cgroup to read), and it never lands in the worker's folder. Removed at cleanup,
-    or by the leftovers sweep when the worker died (leftovers.py)."""
+    or by the leftovers sweep when the worker died (sandbox/leftovers.py)."""
     engine = state_dir() / "engine"
     engine.mkdir(mode=0o700, exist_ok=True)
     folder = engine / f"{owner()}.{name}"

@@ -8,7 +8,7 @@ Layers, outermost first (docs/sandbox.md says what each one stops):
    root made of /usr and a few files, the bot's files read-only at /bot, a size-limited private /tmp, the
    machine-wide counters of /proc covered, no pty; started with an empty environment so even its own pid 1
    holds nothing of the worker's, and with the bot's pipes out of reach of its outer process;
-4. a seccomp filter (seccomp_filter.py) refusing kernel interfaces no bot needs and the shared kernel
+4. a seccomp filter (sandbox/seccomp_filter.py) refusing kernel interfaces no bot needs and the shared kernel
    objects two bots could talk through.
 """
 
@@ -28,17 +28,18 @@ import time
 from functools import cache
 from pathlib import Path
 
-from . import cgroups, janitor, seccomp_filter
-from .environment import SANDBOX_PATH, bot_environment
-from .errors import SandboxError
-from .launcher import Plan, spawn
-from .limits import Limits
-from .process import Confinement, SandboxProcess, decode_shell_status
-from .rlimits import rlimits_for
-from .scripts import check_interpreter
-from .staging import Staging
-from .state import state_dir
-from .uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
+from .. import cgroups, janitor, seccomp_filter
+from ..environment import SANDBOX_PATH, bot_environment
+from ..errors import SandboxError
+from ..launcher import Plan, spawn
+from ..limits import Limits
+from ..proc_masks import PROC_MASKED_DIRS, PROC_MASKED_FILES
+from ..process import Confinement, SandboxProcess, decode_shell_status
+from ..rlimits import rlimits_for
+from ..scripts import check_interpreter
+from ..state import state_dir
+from ..uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
+from .bwrap_staging import Staging
 
 BOT_MOUNT = "/bot"
 SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -55,18 +56,6 @@ HOSTNAME = "sandbox"
 DEVICES = ("null", "zero", "full", "random", "urandom")
 DEVICE_LINKS = (("/proc/self/fd", "/dev/fd"), ("/proc/self/fd/0", "/dev/stdin"), ("/proc/self/fd/1", "/dev/stdout"),
                 ("/proc/self/fd/2", "/dev/stderr"))  # fmt: skip
-# Machine-wide figures in the sandbox's /proc that another bot can move at will (free memory, thread and fork
-# counts, CPU, interrupt and disk counters, open files and dentries, pressure, swap in use, the number of
-# cgroups, the filesystems' own statistics under /proc/fs such as ext4's extent-cache hits, which a bot moves
-# with lseek(SEEK_DATA) on any /usr file): covered by an empty file or folder. Left readable: the bot's own
-# processes, static facts (cpuinfo, version, filesystems...), files only root may read (slabinfo,
-# pagetypeinfo, timer_list...), the network namespace's own /proc/net, and counters no bot can move (locks
-# and ptys: the seccomp filter refuses locks and there is no pty device; keys: keyctl is refused; the
-# machine-wide TCP/UDP figures of /proc/net/sockstat: IP sockets are refused). Each mask is one more mount in
-# bwrap's set-up (~0.1 ms), hence no more than these.
-PROC_MASKED_FILES = ("meminfo", "stat", "loadavg", "uptime", "vmstat", "zoneinfo", "buddyinfo", "diskstats",
-                     "softirqs", "interrupts", "schedstat", "swaps", "cgroups")  # fmt: skip
-PROC_MASKED_DIRS = ("pressure", "sys/fs", "fs")
 # The descriptors bwrap is started with (moved there between fork and exec, see launcher.Plan): the bot's
 # stdin and stdout are not bwrap's own 0 and 1 (/dev/null), so bwrap's outer process, which closes every
 # descriptor above 2, holds no end of them, and a bot that closes its stdout or stdin is seen at once.
@@ -311,7 +300,7 @@ class BwrapConfinement(Confinement):
         if self._use_cgroups and not support.usable:
             raise SandboxError("cgroups were required but this process cannot create any")
         if support.usable:
-            name = os.path.basename(self._staging.root)  # <owner>.<random>: see leftovers.py
+            name = os.path.basename(self._staging.root)  # <owner>.<random>: see sandbox/leftovers.py
             self._cgroups = cgroups.Run(support, name, self._limits)
         self._describe_limits()
 

@@ -19,15 +19,15 @@ from pathlib import Path
 
 import psutil
 
-from . import cgroups, janitor
-from .environment import SANDBOX_PATH, bot_environment
-from .errors import SandboxError
-from .launcher import Plan, spawn
-from .leftovers import owner
-from .limits import Limits
-from .process import Confinement, SandboxProcess
-from .rlimits import rlimits_for
-from .scripts import check_interpreter
+from .. import cgroups, janitor
+from ..environment import SANDBOX_PATH, bot_environment
+from ..errors import SandboxError
+from ..launcher import Plan, spawn
+from ..leftovers import owner
+from ..limits import Limits
+from ..process import Confinement, SandboxProcess
+from ..rlimits import rlimits_for
+from ..scripts import check_interpreter
 
 NO_ISOLATION = "no isolation: the bot runs as the worker and can read its files and use its network"
 
@@ -39,7 +39,7 @@ class UnsafeConfinement(Confinement):
     def __init__(self, limits: Limits, use_cgroups: bool | None):
         super().__init__()
         support = cgroups.detect() if use_cgroups is not False else cgroups.Support()
-        name = f"{owner()}.unsafe-{time.monotonic_ns()}"  # see leftovers.py
+        name = f"{owner()}.unsafe-{time.monotonic_ns()}"  # see sandbox/leftovers.py
         self._cgroups = cgroups.Run(support, name, limits) if support.usable else None
         self._group: int | None = None
         self._known: set[int] = set()
@@ -66,7 +66,7 @@ class UnsafeConfinement(Confinement):
         self._rlimits = rlimits_for(limits, memory="memory_mb" not in mechanisms, processes=False)
 
     def launch_plan(self) -> Plan:
-        """Born in its cgroups like bwrap's launcher (launcher.py): no slow migration through cgroup.procs."""
+        """Born in its cgroups like bwrap's launcher (sandbox/launcher.py): no slow migration through cgroup.procs."""
         if self._cgroups is None:
             return Plan(None, [], self._rlimits, None)
         return Plan(self._cgroups.v2_dir, self._cgroups.v1_dirs, self._rlimits, None)
