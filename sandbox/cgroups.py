@@ -186,7 +186,7 @@ class Run:
 
     def peak_memory_mb(self) -> float | None:
         candidates = []
-        if self.mechanisms.get("memory_mb") == "cgroup v2":
+        if self._v2 is not None and self.mechanisms.get("memory_mb") == "cgroup v2":
             candidates.append(self._v2 / "memory.peak")
         if "memory" in self._v1:
             candidates.append(self._v1["memory"] / "memory.max_usage_in_bytes")
@@ -196,7 +196,7 @@ class Run:
         return None
 
     def oom_kills(self) -> int | None:
-        if self.mechanisms.get("memory_mb") == "cgroup v2":
+        if self._v2 is not None and self.mechanisms.get("memory_mb") == "cgroup v2":
             return _keyed(self._v2 / "memory.events", "oom_kill")
         if "memory" in self._v1:
             return _keyed(self._v1["memory"] / "memory.oom_control", "oom_kill")

@@ -78,11 +78,12 @@ class Plan:
             resource.setrlimit(which, (soft, hard))
         if self.v2_procs is not None:
             launcher = -1
-            if self._clone_args is not None:
+            report = self._report_write
+            if self._clone_args is not None and report is not None:
                 launcher = _libc.syscall(SYS_CLONE3, self._clone_args, ctypes.c_size_t(CLONE_ARGS_SIZE))
-            if launcher > 0:
-                os.write(self._report_write, str(launcher).encode())
-                os._exit(0)
+                if launcher > 0:
+                    os.write(report, str(launcher).encode())
+                    os._exit(0)
             if launcher < 0:  # no clone3 here: join the slow way and become the launcher ourselves
                 _write(self.v2_procs, str(os.getpid()).encode())
         if self.uid is not None:
@@ -98,6 +99,8 @@ class Plan:
         fds = dict(self.fds)
         command = [helper]
         if self._clone_args is not None:
+            if self._report_write is None or self._cgroup_fd is None or self.v2_procs is None:
+                raise ValueError("a closed launch plan cannot start anything")
             # The v2 group's descriptor and the report pipe go above every target of `fds`, so placing those
             # cannot clobber them.
             report_fd = max(fds, default=2) + 1
@@ -115,7 +118,7 @@ class Plan:
             command += ["-u", str(self.uid)]
         return [*command, "--", *argv], tuple(sorted(set(fds.values())))
 
-    def launcher_pid(self, forked_pid: int) -> int | None:
+    def launcher_pid(self, forked_pid: int) -> int:
         """After Popen returned: the launcher's pid (the forked child's own when it became the launcher)."""
         if self._report_write is not None:
             os.close(self._report_write)

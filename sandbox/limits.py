@@ -53,8 +53,6 @@ class Limits:
 def _check(name: str, value: object) -> None:
     low, high, unit = _BOUNDS[name]
     kind = "an integer" if name in _INTEGERS else "a number"
-    wrong_type = isinstance(value, bool) or not isinstance(value, int | float)
-    if not wrong_type and name in _INTEGERS and not isinstance(value, int):
-        wrong_type = True
-    if wrong_type or not math.isfinite(value) or not low <= value <= high:
+    wrong_type = isinstance(value, bool) or (name in _INTEGERS and not isinstance(value, int))
+    if wrong_type or not isinstance(value, int | float) or not math.isfinite(value) or not low <= value <= high:
         raise SandboxError(f"Limits.{name} must be {kind} between {low:g} and {high:g} ({unit}), got {value!r}")

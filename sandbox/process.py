@@ -10,6 +10,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import os
+import resource
 import select
 import signal
 import subprocess
@@ -17,10 +18,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .limits import Limits
 from .report import CPU_TIME, WALL_TIME, Ending, SandboxReport, classify
 from .watchdog import WATCHDOG, Watchdog
+
+if TYPE_CHECKING:
+    from .cgroups import Run
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,7 @@ class Confinement(abc.ABC):
     backend = ""
     backend_version = ""
     sandbox_uid: int | None = None
-    _cgroups = None  # a cgroups.Run when the backend tracks the bot in cgroups
+    _cgroups: Run | None = None  # when the backend tracks the bot in cgroups
     # Whether live_cpu_seconds() may take long (the container engine's CLI): such a bot gets a watchdog thread
     # of its own instead of holding up the shared one (watchdog.py).
     slow_checks = False
@@ -114,7 +119,7 @@ class SandboxProcess:
         self._lock = threading.RLock()
         self._finish_lock = threading.Lock()
         self._status: int | None = None
-        self._rusage = None
+        self._rusage: resource.struct_rusage | None = None
         self._ended: float | None = None
         self._killed_for: str | None = None
         self._output_truncated = False
@@ -182,6 +187,8 @@ class SandboxProcess:
         self._confinement.kill_all(self.pid)
         while not self._wait(2.0):
             self._confinement.kill_all(self.pid)
+        status, ended = self._status, self._ended
+        assert status is not None and ended is not None, "_wait() returned True: poll() saw the process end"
         survivors = self._survivors_after_kill()
         measures = self._confinement.measure(self._rusage)
         setup_failed = self._confinement.setup_failed()
@@ -190,7 +197,7 @@ class SandboxProcess:
             weakened.append(f"{len(survivors)} process(es) of the bot survived cleanup: {sorted(survivors)}")
         else:
             self._confinement.cleanup()
-        exit_code, sig = self._confinement.decode_status(self._status)
+        exit_code, sig = self._confinement.decode_status(status)
         ending = Ending(
             setup_failed=setup_failed,
             killed_for=self._killed_for,
@@ -211,7 +218,7 @@ class SandboxProcess:
             exit_code=exit_code,
             signal=sig,
             cpu_seconds=measures.cpu_seconds,
-            wall_seconds=self._ended - self._started,
+            wall_seconds=ended - self._started,
             peak_memory_mb=measures.peak_memory_mb,
             output_truncated=self._output_truncated,
             killed_at_finish=ending.killed_at_finish,

@@ -38,7 +38,7 @@ from ..process import Confinement, SandboxProcess, decode_shell_status
 from ..rlimits import rlimits_for
 from ..scripts import check_interpreter
 from ..state import state_dir
-from ..uids import can_switch_uid, kill_all_processes_of, lease_uid, processes_of
+from ..uids import UidLease, can_switch_uid, kill_all_processes_of, lease_uid, processes_of
 from .bwrap_staging import Staging
 
 BOT_MOUNT = "/bot"
@@ -284,7 +284,7 @@ class BwrapConfinement(Confinement):
     def __init__(self, limits: Limits, use_cgroups: bool | None):
         super().__init__()
         self.backend_version = bwrap_version()
-        self._lease = None
+        self._lease: UidLease | None = None
         self._cgroups: cgroups.Run | None = None
         self._staging: Staging | None = None
         self._seccomp_fd: int | None = None
@@ -293,8 +293,8 @@ class BwrapConfinement(Confinement):
 
     def prepare(self, bot_dir: Path) -> None:
         if can_switch_uid():
-            self._lease = lease_uid()
-            self.sandbox_uid = self._lease.uid
+            lease = self._lease = lease_uid()
+            self.sandbox_uid = lease.uid
         self._staging = Staging(bot_dir, self.sandbox_uid)
         support = cgroups.detect() if self._use_cgroups is not False else cgroups.Support()
         if self._use_cgroups and not support.usable:
@@ -306,6 +306,8 @@ class BwrapConfinement(Confinement):
 
     @property
     def staged_bot(self) -> Path:
+        if self._staging is None:
+            raise SandboxError("the bot's files are not staged yet: prepare() comes first")
         return self._staging.bot
 
     def launch_plan(self, fds: dict[int, int]) -> Plan:
@@ -458,7 +460,8 @@ def start_bwrap(command: list[str], bot_dir: Path, limits: Limits, env: dict | N
                       env=environment, cwd="/")  # fmt: skip
         launcher = plan.hand_over(popen.pid)
     except subprocess.SubprocessError as error:
-        plan.reap_reported()  # set just before Popen, the only raiser of SubprocessError
+        if plan is not None:  # set just before Popen, the only raiser of SubprocessError
+            plan.reap_reported()
         _close_all(streams)
         confinement.cleanup()
         raise SandboxError(f"could not start bubblewrap as the sandbox uid: {error}") from error
@@ -509,7 +512,7 @@ def preflight() -> str | None:
         except SandboxError as error:
             return str(error)
         report = process.finish(grace_seconds=10)
-        error_text = process.stderr.read().decode(errors="replace").strip()
+        error_text = process.stderr.read().decode(errors="replace").strip() if process.stderr else ""
         process.close()
     if report.outcome != "ok":
         return f"bubblewrap cannot start a sandbox here ({report.detail}): {error_text}"

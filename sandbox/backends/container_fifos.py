@@ -43,7 +43,7 @@ class HandedFifos:
                 os.chmod(path, 0o666)
         self._released = threading.Event()
         self.stdout_fd = os.open(folder / "out", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        self._out_holder = os.open(folder / "out", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        self._out_holder: int | None = os.open(folder / "out", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         self.stdin_fd = os.open(folder / "in", os.O_RDWR | os.O_CLOEXEC)
         os.set_blocking(self.stdout_fd, True)
         self.handed_over = threading.Event()
