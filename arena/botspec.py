@@ -9,6 +9,10 @@ Staging never reads outside the bot's own files: a folder is walked through dire
 following anything, symlinks, devices, fifos and sockets are refused, and files, folders, depth, name length
 and bytes are counted and capped while copying (zips the same, folders implied by entry paths included).
 :func:`stage_bot` is what the platform's upload check calls too; every refusal is one line of BotSpecError.
+
+This is arena's glue on the way to a sandbox, not its core: which interpreters a bot may rely on is the
+sandbox's to say, asked through its public ``sandbox.bot_runtimes()``. Nothing else of the sandbox is used
+here, and the referee, the players and the games never import this module.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+
+from sandbox import bot_runtimes
 
 BUILTIN_PREFIX = "builtin:"
 MAX_BOT_BYTES = 64 * 1024 * 1024  # all files together, as unpacked
@@ -52,7 +58,7 @@ class BotSpec:
     builtin: str | None = None  # built-in bot name, or None for an external program
     directory: str | None = None  # staged copy of the bot's files
     command: tuple[str, ...] = ()  # run inside ``directory``
-    runtime: str | None = None  # python3, node, perl (sandbox.runtimes.RUNTIMES) or "native"
+    runtime: str | None = None  # python3, node, perl (sandbox.bot_runtimes()) or "native"
 
     @property
     def is_builtin(self) -> bool:
@@ -107,10 +113,8 @@ def inspect_bot(directory: Path, label: str) -> tuple[tuple[str, ...], str]:
 
 
 def allowed_runtimes() -> list[str]:
-    """The interpreters a bot may rely on: the sandbox's list (read lazily: arena does not import sandbox)."""
-    from sandbox.runtimes import RUNTIMES
-
-    return list(RUNTIMES)
+    """The interpreters a bot may rely on: the sandbox's list."""
+    return bot_runtimes()
 
 
 def _spec(label: str, target: Path, command: tuple[str, ...], runtime: str) -> BotSpec:
@@ -179,7 +183,7 @@ def _elf_loader(path: Path) -> str | None:
 
 
 def _provided(runtime: str, filename: str, label: str) -> str:
-    """``runtime`` if the sandbox provides it (sandbox.runtimes.RUNTIMES), else a one-line refusal."""
+    """``runtime`` if the sandbox provides it (sandbox.bot_runtimes()), else a one-line refusal."""
     runtimes = allowed_runtimes()
     if runtime not in runtimes:
         raise BotSpecError(f"bot {_show(label)}: {filename} needs {runtime!r}, which the sandbox does not provide; "

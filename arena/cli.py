@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
+import sandbox  # the runner is where arena meets the sandbox: its public API only
 from arena import client, stats
 from arena import replay as replays
 from arena.bots import bots_for
@@ -24,7 +25,7 @@ from arena.protocol import OK, printable
 from arena.referee import TimeControl
 from arena.runner import build_schedule, run_schedule
 
-SANDBOXES = ("bwrap", "docker", "unsafe")
+SANDBOXES = sandbox.BACKENDS
 RESULTS_FORMAT = "kozyr-results"
 
 
@@ -199,12 +200,10 @@ def _staging(bots: list[str]) -> Iterator[Path]:
     if all(bot.startswith(BUILTIN_PREFIX) for bot in bots):
         yield _NOWHERE
         return
-    from sandbox import SandboxError, leftovers  # the runner is where arena meets the sandbox
-
     with contextlib.ExitStack() as stack:
         try:
-            folder = stack.enter_context(leftovers.owned_folder("arena"))
-        except (SandboxError, OSError) as err:
+            folder = stack.enter_context(sandbox.owned_folder("arena"))
+        except (sandbox.SandboxError, OSError) as err:
             raise UsageError(f"cannot make a folder to copy the bots into: {err}") from None
         yield folder
 
@@ -221,8 +220,6 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _check_sandbox(backend: str) -> None:
-    import sandbox  # the runner is where arena meets the sandbox
-
     problem = sandbox.backend_available(backend)  # only the backend in use (all of them ran `docker version`)
     if problem:
         raise UsageError(f"--sandbox {backend} cannot run here: {problem}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import sandbox  # the runner is where arena meets the sandbox: its public API only
 from arena.bots import make_bot
 from arena.botspec import BotSpec
 from arena.cards import derive_seed
@@ -101,7 +102,7 @@ def build_schedule(*, preset: str, overrides: dict[str, str], bots: list[BotSpec
 
 
 def _player(job: MatchJob, seat: int, spec: BotSpec, game: str, rules: Any, limits: dict[str, Any]) -> Player:
-    if spec.is_builtin:
+    if spec.builtin is not None:
         bot = make_bot(game, spec.builtin, seat, rules, derive_seed(job.seed, BOT_SEED_LABEL, seat))
         return BuiltinPlayer(spec.label, bot, name=spec.builtin)
     return ExternalPlayer(spec.label, _sandbox_launcher(spec, job.sandbox, limits))
@@ -118,14 +119,15 @@ def sandbox_limits_for(job: MatchJob, seats: int) -> dict[str, Any]:
 
 
 def _sandbox_launcher(spec: BotSpec, backend: str, limits: dict[str, Any]) -> Callable[[], Any]:
-    # The runner is where arena meets the sandbox: the referee only ever sees the launcher.
-    import sandbox
-
+    # The referee only ever sees the launcher.
+    if spec.directory is None:
+        raise ValueError(f"bot {spec.label} was never staged: an external bot needs its directory")
+    bot_dir = Path(spec.directory)
     sandbox_limits = sandbox.Limits(**limits)
 
     def launch():
         try:
-            return sandbox.start(list(spec.command), Path(spec.directory), sandbox_limits, backend=backend,
+            return sandbox.start(list(spec.command), bot_dir, sandbox_limits, backend=backend,
                                  allow_unsafe=backend == "unsafe", env={"PYTHONUNBUFFERED": "1"})
         except (sandbox.SandboxError, OSError) as err:
             # The bot's files and entry point were checked when it was staged: what is left is the machine's

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import runtimes
 from .errors import SandboxError
 from .guarantees import require_full_isolation, weakened_guarantees
+from .leftovers import owned_folder
 from .limits import Limits
 from .process import SandboxProcess
 from .report import OUTCOMES, SandboxReport
@@ -22,7 +24,8 @@ from .report import OUTCOMES, SandboxReport
 BACKENDS = ("bwrap", "docker", "unsafe")
 
 __all__ = ["BACKENDS", "OUTCOMES", "Limits", "SandboxError", "SandboxProcess", "SandboxReport", "backend_available",
-           "backends_available", "require_full_isolation", "start", "weakened_guarantees"]  # fmt: skip
+           "backends_available", "bot_runtimes", "owned_folder", "require_full_isolation", "start",
+           "weakened_guarantees"]  # fmt: skip
 
 
 def start(
@@ -81,3 +84,9 @@ def backend_available(name: str) -> str | None:
 def backends_available() -> dict[str, str | None]:
     """Each backend mapped to None when it works on this machine, else the reason it does not."""
     return {name: backend_available(name) for name in BACKENDS}
+
+
+def bot_runtimes() -> list[str]:
+    """The interpreters every backend gives a bot (python3, node, perl): what an entry point may rely on.
+    sandbox/runtimes.py says what each one promises."""
+    return list(runtimes.RUNTIMES)
