@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import socket
 import subprocess
 import time
@@ -14,6 +15,7 @@ import pytest
 
 from sandbox import Limits
 from tests.sandbox.conftest import finish, read_until, run_to_end
+from tests.sandbox.polling import holds_for, wait_until
 
 SECRET = "kozyr-secret-6f1d0c"
 
@@ -23,10 +25,23 @@ def tasks_of(uid: int) -> int:
                if p.info["uids"] and p.info["uids"].real == uid)  # fmt: skip
 
 
+def stderr_of(proc):
+    """A function returning everything the bot wrote to stderr so far (read without blocking)."""
+    said = bytearray()
+
+    def read() -> bytes:
+        while select.select([proc.stderr], [], [], 0)[0] and (chunk := os.read(proc.stderr.fileno(), 65536)):
+            said.extend(chunk)
+        return bytes(said)
+
+    return read
+
+
 def test_it_stops_a_fork_bomb_at_the_process_limit_and_leaves_nothing(launch):
     proc = launch("fork_bomb.py", limits=Limits(processes=16, wall_seconds=20))
     assert b"ready" in read_until(proc, lines=1)
-    time.sleep(1.0)
+    stderr = stderr_of(proc)
+    wait_until(lambda: b"fork refused" in stderr(), 20, "the fork bomb to be refused forks (its process limit)")
     if proc.sandbox_uid is not None:
         assert tasks_of(proc.sandbox_uid) <= 16 + 1  # the bot's tasks + bwrap's launcher
     assert proc.poll() is None
@@ -150,9 +165,9 @@ def test_it_keeps_bots_apart(launch, tmp_path):
     other_dir = tmp_path / "other"
     other_dir.mkdir()
     (other_dir / "strategy.txt").write_text(SECRET)
-    (other_dir / "silent.py").write_text((launch.__globals__["HOSTILE"] / "silent.py").read_text())
-    other = launch("silent.py", folder=other_dir)
-    time.sleep(0.2)
+    (other_dir / "echo.py").write_text((launch.__globals__["HOSTILE"] / "echo.py").read_text())
+    other = launch("echo.py", folder=other_dir)
+    assert b"ready" in read_until(other, lines=1)  # running, its files in place
     staged_copies = [str(path) for path in __import__("glob").glob("/run/kozyr-sandbox/runs/*/bot/strategy.txt")]
     snoop = launch("snoop.py", str(other_dir / "strategy.txt"), *staged_copies, f"/proc/{other.pid}/environ")
     run = run_to_end(snoop)
@@ -210,9 +225,10 @@ def test_it_stays_killable_under_a_stdout_flood(launch):
 def test_it_kills_a_double_forked_setsid_daemon(launch, backend):
     proc = launch("daemon.py")
     assert b"ready" in read_until(proc, lines=1)
-    time.sleep(0.3)
     if proc.sandbox_uid is not None:
-        assert tasks_of(proc.sandbox_uid) >= (3 if backend == "bwrap" else 2)  # (bwrap's launcher,) bot, daemon
+        expected = 3 if backend == "bwrap" else 2  # (bwrap's launcher,) bot, daemon
+        uid = proc.sandbox_uid
+        wait_until(lambda: tasks_of(uid) >= expected, 10, f"{expected} tasks of the bot's uid (the daemon forked)")
     finish(proc, grace=0)  # asserts EOF on stdout: the daemon held it open, so it is dead
 
 
@@ -221,9 +237,9 @@ def test_it_lets_no_bot_signal_the_worker_or_its_other_children(launch):
     neighbour = launch("silent.py")
     try:
         run = run_to_end(launch("signals.py"))
-        time.sleep(0.2)
-        assert bystander.poll() is None
-        assert neighbour.poll() is None
+        # Its kill() calls returned before it exited: a SIGKILL that got through takes effect within moments.
+        holds_for(lambda: bystander.poll() is None and neighbour.poll() is None, 0.2,
+                  "the bystander and the neighbour bot alive after the bot signalled everything")  # fmt: skip
         assert run.report.outcome in ("ok", "signal")
     finally:
         bystander.kill()

@@ -7,12 +7,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from sandbox import Limits, start
 from sandbox.backends import container_engine, container_reaper
 from tests.sandbox.conftest import HOSTILE, finish, read_until
+from tests.sandbox.polling import holds_for, wait_until
 
 WORKER = """
 import sys, time
@@ -46,21 +46,20 @@ def test_the_next_start_removes_what_a_killed_worker_left_and_spares_a_live_one(
     try:
         names = worker.stdout.readline().decode().split()
         assert len(names) == 2, "the worker started no bots"
-        deadline = time.monotonic() + 60
-        while set(containers(engine, *names).values()) != {"running"} and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_until(lambda: containers(engine, *names) == dict.fromkeys(names, "running"), 60,
+                   "the worker's two containers to run")  # fmt: skip
     finally:
         os.killpg(worker.pid, signal.SIGKILL)  # mid-match: no finish(), no cleanup
         worker.wait()
-    time.sleep(1)
-    assert set(containers(engine, *names).values()) == {"running"}, "the killed worker's bots should still run"
+    # Nothing stops them: the engine keeps a container whose `run` CLI was killed.
+    holds_for(lambda: containers(engine, *names) == dict.fromkeys(names, "running"), 1.0,
+              "the killed worker's bots running")  # fmt: skip
 
     live = start(["python3", "silent.py"], tmp_path, Limits(wall_seconds=60), backend="docker")
     try:
         live_name = live._confinement.name
-        deadline = time.monotonic() + 60
-        while containers(engine, live_name).get(live_name) != "running" and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_until(lambda: containers(engine, live_name) == {live_name: "running"}, 60,
+                   "the live worker's container to run")  # fmt: skip
         reaped = container_reaper.reap_orphans()  # what a worker runs when it starts
         assert len(reaped) >= 2
         assert containers(engine, *names) == {}, "the dead worker's containers are still there"

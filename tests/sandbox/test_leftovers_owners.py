@@ -25,6 +25,7 @@ import pytest
 
 from sandbox import cgroups
 from tests.sandbox.conftest import HOSTILE
+from tests.sandbox.polling import wait_until
 
 ROOT = Path(__file__).parents[2]
 DEAD = "999999999-deadbeef"  # an owner token of the old form that no process holds
@@ -269,9 +270,8 @@ def test_the_runner_s_copy_of_the_bots_is_swept_after_it_was_killed(private_cgro
     runner = private_cgroup.popen([*play, str(bots / "slowpoke.py"), "--quiet", "--seed", "5"], env)
     try:
         # Both copies made, the runner's and the sandbox's: the bot is starting or playing.
-        deadline = time.monotonic() + 30
-        while len(copies(scratch, "slowpoke.py")) < 2 and time.monotonic() < deadline and runner.poll() is None:
-            time.sleep(0.01)
+        wait_until(lambda: len(copies(scratch, "slowpoke.py")) == 2 or runner.poll() is not None, 30,
+                   "the runner's and the sandbox's copies of the bot")  # fmt: skip
         assert len(copies(scratch, "slowpoke.py")) == 2 and runner.poll() is None
     finally:
         runner.kill()

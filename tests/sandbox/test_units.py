@@ -16,6 +16,7 @@ from sandbox.environment import bot_environment
 from sandbox.process import decode_shell_status
 from sandbox.report import Ending, classify
 from tests.sandbox.conftest import HOSTILE, assert_nothing_left, read_until
+from tests.sandbox.polling import wait_until
 
 
 # -- Limits -------------------------------------------------------------------------------------------
@@ -310,8 +311,8 @@ def test_one_watchdog_thread_watches_every_bot_and_survives_a_failing_check(caps
     assert ending.checks == 2 and broken.checks >= 3  # the failing check did not stop the others' watch
     assert "cpu.stat vanished" in capsys.readouterr().err
     watchdog.forget(forgotten)
-    checked = forgotten.checks
-    time.sleep(0.2)
+    checked, rounds = forgotten.checks, broken.checks
+    wait_until(lambda: broken.checks >= rounds + 3, 5, "three more rounds of the watchdog")
     assert forgotten.checks == checked and ending.checks == 2
     assert watchdog.watching() == 1  # only the broken one is left
     assert sum(thread.name == "sandbox-watchdog" and thread.is_alive() for thread in threading.enumerate()) >= 1
