@@ -996,7 +996,7 @@ class Soak:
                       f"tournament {kind} {pk} counts {games} matches, {done} of its matches are finished")
         for pk, status, match_id, match_status in conn.execute(
                 "SELECT v.id, v.status, m.id, m.status FROM bots_botversion v JOIN matches_match m "
-                "ON m.id = v.validation_match_id WHERE (v.status = 'pending' AND m.status IN ('finished', "
+                "ON m.validates_id = v.id WHERE (v.status = 'pending' AND m.status IN ('finished', "
                 "'failed', 'cancelled')) OR (v.status = 'ready' AND m.status <> 'finished')"):
             found("validation", f"{pk}:{status}:{match_status}",
                   f"version {pk} is {status} while its validation match {match_id} is {match_status}")

@@ -23,7 +23,7 @@ from bots.models import GAME_CHOICES, NAME_HELP, Bot, BotVersion
 from bots.upload import check_upload, max_upload_bytes, read_limited
 from config.api import reject_unknown_fields
 from config.errors import ActionError
-from matches.validation import do_upload_version
+from matches.validation import do_upload_version, validation_links
 
 
 class VersionSerializer(serializers.ModelSerializer):
@@ -159,7 +159,7 @@ class VersionListView(APIView):
     @extend_schema(responses=VersionSerializer(many=True), summary="A bot's versions, newest first")
     def get(self, request, name: str):
         bot = access_bot(request.user, name)
-        versions = bot.versions.select_related("bot").order_by("-number")
+        versions = bot.versions.select_related("bot").prefetch_related(validation_links()).order_by("-number")
         return Response(VersionSerializer(versions, many=True, context={"request": request}).data)
 
     @extend_schema(request=UploadSerializer, responses={201: VersionSerializer},

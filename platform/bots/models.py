@@ -80,8 +80,6 @@ class BotVersion(models.Model):
     runtime = models.CharField(max_length=16)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     retired = models.BooleanField(default=False, help_text="a retired version is never scheduled again")
-    validation_match = models.ForeignKey("matches.Match", null=True, blank=True, on_delete=models.SET_NULL,
-                                         related_name="+")
     reason = models.TextField(blank=True, help_text="why validation rejected it (shown to its owner only)")
     created = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
@@ -92,6 +90,17 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot.name} v{self.number}"
+
+    @property
+    def validation_match(self):
+        """The match that validates this version (a house bot's: None). Its own query unless the queryset
+        prefetched ``validation_matches``; the match points at the version (matches.Match.validates)."""
+        return next(iter(self.validation_matches.all()), None)
+
+    @property
+    def validation_match_id(self) -> int | None:
+        match = self.validation_match
+        return match.pk if match is not None else None
 
     @property
     def label(self) -> str:

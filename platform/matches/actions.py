@@ -57,7 +57,7 @@ def new_base_seed() -> int:
 def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion], overrides: dict | None = None,
                  ranked: bool = False, base_seed: int | None = None, duplicate_set: uuid.UUID | None = None,
                  rotation: int = 0, requested_by=None, time_control: TimeControl | None = None,
-                 held: bool = False) -> Match:
+                 held: bool = False, validates: BotVersion | None = None) -> Match:
     """One queued match, published to its queue when the surrounding transaction commits; or, ``held``, kept
     in the database unpublished until ``publish_held`` sends it (nothing else does: not even republish_lost)."""
     from arena.games import resolve
@@ -69,7 +69,7 @@ def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion],
             kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked,
             base_seed=new_base_seed() if base_seed is None else base_seed,
             duplicate_set=duplicate_set or uuid.uuid4(), rotation=rotation, requested_by=requested_by,
-            time_control=control.to_dict(), published_at=None if held else timezone.now())
+            validates=validates, time_control=control.to_dict(), published_at=None if held else timezone.now())
         Seat.objects.bulk_create([Seat(match=match, seat=i, version=v) for i, v in enumerate(seat_versions)])
         if not held:
             publish_on_commit(match)

@@ -44,6 +44,10 @@ class Match(models.Model):
     rotation = models.PositiveSmallIntegerField(default=0)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                      related_name="requested_matches")
+    # A validation match points at the version it validates (matches stand above bots: bots never name a match).
+    validates = models.ForeignKey("bots.BotVersion", null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="validation_matches", related_query_name="validation_match",
+                                  help_text="the version this validation match validates")
     attempts = models.PositiveSmallIntegerField(default=0)
     lease_owner = models.CharField(max_length=120, blank=True)
     lease_expires = models.DateTimeField(null=True, blank=True)

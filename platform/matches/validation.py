@@ -10,6 +10,7 @@ the match could not be played at all; its last step releases the owner's next va
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from accounts.locks import lock_account
@@ -41,12 +42,17 @@ def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
         preset, overrides = VALIDATION_MATCHES[bot.game]
         opponent = house_version(bot.game, VALIDATION_OPPONENT)
         # Held, then released if it is the owner's turn: one validation per user out at a time (fair share).
-        match = create_match(kind=Match.Kind.VALIDATION, preset=preset, overrides=overrides, requested_by=bot.owner,
-                             seat_versions=_validation_seats(preset, overrides, version, opponent), held=True)
-        version.validation_match = match
-        version.save(update_fields=["validation_match"])
+        create_match(kind=Match.Kind.VALIDATION, preset=preset, overrides=overrides, requested_by=bot.owner,
+                     seat_versions=_validation_seats(preset, overrides, version, opponent), validates=version,
+                     held=True)
         release_validations(bot.owner_id)
     return version
+
+
+def validation_links() -> Prefetch:
+    """For a queryset of versions: each one's validation match (its id only), in one query for them all, so
+    ``version.validation_match_id`` reads the prefetched row."""
+    return Prefetch("validation_matches", queryset=Match.objects.only("pk", "validates_id"))
 
 
 def _validation_seats(preset: str, overrides: dict, version: BotVersion, opponent: BotVersion) -> list[BotVersion]:
@@ -58,7 +64,7 @@ def finish_validation(match: Match, seats: list[Seat]) -> None:
     """The validation match ended (inside its result transaction): ready if the new version played cleanly.
     No row is locked beyond what the updates take (docs/matches.md, "Lock order"): the match's own lock
     already makes this run once, and a FOR UPDATE on the version would block uploads' seat inserts."""
-    version = BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).first()
+    version = BotVersion.objects.filter(pk=match.validates_id, status=BotVersion.Status.PENDING).first()
     if version is None:
         return
     own = [s for s in seats if s.version_id == version.pk]
@@ -78,7 +84,7 @@ def finish_validation(match: Match, seats: list[Seat]) -> None:
 
 def fail_validation(match: Match) -> None:
     """The validation match could not be played at all (infrastructure, after every attempt)."""
-    BotVersion.objects.filter(validation_match=match, status=BotVersion.Status.PENDING).update(
+    BotVersion.objects.filter(pk=match.validates_id, status=BotVersion.Status.PENDING).update(
         status=BotVersion.Status.ERROR, validated_at=timezone.now(),
         reason=f"the validation match could not be played ({match.failure[:500]}); this is not the bot's "
                f"fault: upload it again")

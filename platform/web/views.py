@@ -27,7 +27,7 @@ from config.errors import ActionError
 from matches.access import detail_visible
 from matches.models import Match, Seat
 from matches.reproduce import reproduce_command
-from matches.validation import do_upload_version
+from matches.validation import do_upload_version, validation_links
 from ratings.actions import leaderboard
 from ratings.models import Rating, RatingSnapshot
 from ratings.queries import head_to_head
@@ -179,7 +179,7 @@ def bot_detail(request, name: str):
                 if _store_upload(request, bot, form.cleaned_data["file"], form):
                     messages.success(request, "Uploaded. The new version is playing its validation match now.")
                     return redirect("bot", name=bot.name)
-    versions = list(bot.versions.select_related("validation_match").order_by("-number")[:50])
+    versions = list(bot.versions.prefetch_related(validation_links()).order_by("-number")[:50])
     matches = _recent_matches(Match.objects.filter(seats__version__bot=bot).distinct())
     ratings = list(Rating.objects.filter(bot=bot, version_id=bot.current_version_id).order_by("preset"))
     histories = []

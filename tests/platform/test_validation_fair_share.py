@@ -61,14 +61,14 @@ def test_one_users_ten_uploads_hold_another_back_by_one_match_at_most(alice, bob
     with django_capture_on_commit_callbacks(execute=True):  # her first result releases her second
         assert actions.finish(hers[0], "worker-1", clean_result(Match.objects.get(pk=hers[0])), "", 0, {})
     assert sent == [hers[0], his[0], hers[1]]
-    assert BotVersion.objects.get(validation_match_id=hers[0]).status == "ready"
+    assert BotVersion.objects.get(validation_match=hers[0]).status == "ready"
 
     settings.MAX_ATTEMPTS = 1
     actions.claim(hers[1], "worker-1")
     with django_capture_on_commit_callbacks(execute=True):  # a validation that could not be played: the next
         assert actions.release(hers[1], "worker-1", "the machine broke")
     assert sent[-1] == hers[2]
-    assert BotVersion.objects.get(validation_match_id=hers[1]).status == "error"
+    assert BotVersion.objects.get(validation_match=hers[1]).status == "error"
 
     actions.cancel(Match.objects.get(pk=hers[2]), "cancelled by hand")  # nothing released: a missed turn...
     assert sent[-1] == hers[2]
@@ -106,4 +106,4 @@ def test_on_a_real_worker_the_other_users_validation_is_played_second(workers, a
              "every validation to be played")
     order = list(Match.objects.filter(pk__in=everyone).order_by("started").values_list("pk", flat=True))
     assert order.index(his[0]) <= 1, f"Bob's validation was played {order.index(his[0]) + 1}th of {len(order)}"
-    assert BotVersion.objects.filter(validation_match_id__in=everyone, status="ready").count() == len(everyone)
+    assert BotVersion.objects.filter(validation_match__in=everyone, status="ready").count() == len(everyone)
