@@ -11,11 +11,11 @@ import gc
 import gzip
 import multiprocessing
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sandbox  # the runner is where arena meets the sandbox: its public API only
 from arena.bots import make_bot
@@ -55,12 +55,15 @@ class Schedule:
     jobs: list[MatchJob] = field(default_factory=list)
 
 
-def seat_assignment(bots: list[BotSpec], seats: int, teams: list[list[int]]) -> list[BotSpec]:
+Seated = TypeVar("Seated")  # whatever takes a seat: a BotSpec here, a platform's bot version there
+
+
+def seat_assignment(bots: Sequence[Seated], seats: int, teams: list[list[int]]) -> list[Seated]:
     """One bot per seat, or one bot per team filling all of that team's seats."""
     if len(bots) == seats:
         return list(bots)
     if len(teams) < seats and len(bots) == len(teams):
-        by_seat: list[BotSpec | None] = [None] * seats
+        by_seat: list[Seated | None] = [None] * seats
         for team, bot in zip(teams, bots, strict=True):
             for seat in team:
                 by_seat[seat] = bot
@@ -83,7 +86,7 @@ def build_schedule(*, preset: str, overrides: dict[str, str], bots: list[BotSpec
     _, rules = resolve(preset, overrides)
     probe = new_match(rules, 0)
     seats, teams = probe.num_seats, probe.outcome()["teams"]
-    base = seat_assignment(bots, seats, teams)
+    base: list[BotSpec] = seat_assignment(bots, seats, teams)
     schedule = Schedule()
     for g in range(games):
         seed = derive_seed(base_seed, g)

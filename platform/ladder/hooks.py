@@ -29,6 +29,7 @@ class PlaceNewVersions(MatchHook):
     kinds = frozenset({Match.Kind.VALIDATION})
 
     def finished(self, match: Match, seats: list[Seat]) -> None:
-        if BotVersion.objects.filter(pk=match.validates_id, status=BotVersion.Status.READY).exists():
+        version_id = match.validates_id
+        if version_id is not None and BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.READY).exists():
             enqueue_on_commit(fill_ladder, queue="maintenance", logger=log, what="fill the ladder now",
                               fallback="the beat job fills it within 10 s anyway")

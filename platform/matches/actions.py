@@ -84,7 +84,7 @@ def create_duplicate_set(*, kind: str, preset: str, versions: Sequence[BotVersio
     from arena.games import resolve
 
     seats, teams = layout(preset, overrides or {})
-    base = seat_assignment(list(versions), seats, teams)
+    base: list[BotVersion] = seat_assignment(list(versions), seats, teams)
     game, _ = resolve(preset, overrides or {})
     control = (time_control or STANDARD_TIME).to_dict()
     base_seed, set_id, now = new_base_seed(), uuid.uuid4(), timezone.now()

@@ -64,7 +64,8 @@ def finish_validation(match: Match, seats: list[Seat]) -> None:
     """The validation match ended (inside its result transaction): ready if the new version played cleanly.
     No row is locked beyond what the updates take (docs/matches.md, "Lock order"): the match's own lock
     already makes this run once, and a FOR UPDATE on the version would block uploads' seat inserts."""
-    version = BotVersion.objects.filter(pk=match.validates_id, status=BotVersion.Status.PENDING).first()
+    version = (BotVersion.objects.filter(pk=match.validates_id, status=BotVersion.Status.PENDING).first()
+               if match.validates_id is not None else None)
     if version is None:
         return
     own = [s for s in seats if s.version_id == version.pk]
@@ -84,6 +85,8 @@ def finish_validation(match: Match, seats: list[Seat]) -> None:
 
 def fail_validation(match: Match) -> None:
     """The validation match could not be played at all (infrastructure, after every attempt)."""
+    if match.validates_id is None:
+        return
     BotVersion.objects.filter(pk=match.validates_id, status=BotVersion.Status.PENDING).update(
         status=BotVersion.Status.ERROR, validated_at=timezone.now(),
         reason=f"the validation match could not be played ({match.failure[:500]}); this is not the bot's "

@@ -6,7 +6,7 @@ from arena.games.seating import layout, side_scores
 from matches.models import Match, Seat
 
 
-def head_to_head(a: int, b: int, preset: str) -> dict:
+def head_to_head(a: int, b: int, preset: str) -> dict[str, int | float | None]:
     _, teams = layout(preset, {})
     side_of_seat = {seat: side for side, team in enumerate(teams) for seat in team}
     both = Seat.objects.filter(version__bot_id=b, match__preset=preset, match__ranked=True,
@@ -15,7 +15,8 @@ def head_to_head(a: int, b: int, preset: str) -> dict:
             .values_list("match_id", "seat", "version__bot_id", "rank").order_by("match_id", "seat"))
     by_match: dict[int, dict[int, tuple[int, int]]] = {}
     for match_id, seat, bot_id, rank in rows:
-        by_match.setdefault(match_id, {})[bot_id] = (side_of_seat[seat], rank)
+        if rank is not None:  # a finished match ranks every seat
+            by_match.setdefault(match_id, {})[bot_id] = (side_of_seat[seat], rank)
     tally = {"matches": 0, "a_wins": 0, "draws": 0, "b_wins": 0}
     points = 0.0
     for seats in by_match.values():
@@ -26,5 +27,5 @@ def head_to_head(a: int, b: int, preset: str) -> dict:
         score = side_scores([rank_a, rank_b], [[0], [1]])[0]
         points += score
         tally["a_wins" if score == 1 else "draws" if score == 0.5 else "b_wins"] += 1
-    tally["a_score_percent"] = round(100 * points / tally["matches"], 1) if tally["matches"] else None
-    return tally
+    percent = round(100 * points / tally["matches"], 1) if tally["matches"] else None
+    return {**tally, "a_score_percent": percent}
