@@ -85,9 +85,11 @@ def tournament_detail(request, pk: int):
         game = all_presets()[t.preset][0]
         my_bots = list(Bot.objects.filter(owner=request.user, game=game, active=True).exclude(entries__tournament=t))
     entries = t.entries.select_related("bot__owner", "version").order_by("seed", "joined")
+    mine = set(Bot.objects.filter(owner=request.user).values_list("name", flat=True)) \
+        if request.user.is_authenticated else set()
     return render(request, "web/tournament_detail.html", {
         "t": t, "standings": rows, "crosstable": crosstable, "rounds": rounds, "entries": entries,
-        "my_bots": my_bots, "is_host": request.user.is_authenticated and request.user.pk == t.host_id,
+        "my_bots": my_bots, "mine": mine, "is_host": request.user.is_authenticated and request.user.pk == t.host_id,
         "tabled": t.format in TABLE_FORMATS,
         "bracket": bracket(rounds) if t.format == Tournament.Format.KNOCKOUT and rounds else ""})
 

@@ -33,14 +33,20 @@ from ratings.models import Rating, RatingSnapshot
 from ratings.queries import head_to_head
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
+from web.outcomes import number, outcome
 from web.replay_views import score_chart
 
 RECENT = 20
 
 
-def _recent_matches(queryset, limit=RECENT):
+def _recent_matches(queryset, limit=RECENT, viewer=None):
+    """The newest matches with their seats (two queries in all), each with its ``outcome`` in words."""
     seats = Seat.objects.select_related("version__bot").order_by("seat")
-    return list(queryset.prefetch_related(Prefetch("seats", queryset=seats)).order_by("-id")[:limit])
+    found = list(queryset.prefetch_related(Prefetch("seats", queryset=seats)).order_by("-id")[:limit])
+    viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
+    for match in found:
+        match.outcome = outcome(match, viewer_id)
+    return found
 
 
 def home(request):
@@ -49,8 +55,8 @@ def home(request):
                                      for p, (family, _) in presets.items() if family == g]} for g in GAME_MODULES]
     return render(request, "web/home.html", {
         "games": games,
-        "running": _recent_matches(Match.objects.filter(status=Match.Status.RUNNING), 10),
-        "finished": _recent_matches(Match.objects.filter(status=Match.Status.FINISHED), 10),
+        "running": _recent_matches(Match.objects.filter(status=Match.Status.RUNNING), 10, request.user),
+        "finished": _recent_matches(Match.objects.filter(status=Match.Status.FINISHED), 10, request.user),
     })
 
 
@@ -180,7 +186,7 @@ def bot_detail(request, name: str):
                     messages.success(request, "Uploaded. The new version is playing its validation match now.")
                     return redirect("bot", name=bot.name)
     versions = list(bot.versions.prefetch_related(validation_links()).order_by("-number")[:50])
-    matches = _recent_matches(Match.objects.filter(seats__version__bot=bot).distinct())
+    matches = _recent_matches(Match.objects.filter(seats__version__bot=bot).distinct(), RECENT, request.user)
     ratings = list(Rating.objects.filter(bot=bot, version_id=bot.current_version_id).order_by("preset"))
     histories = []
     for preset in bot.plays():
@@ -207,11 +213,11 @@ def head_to_head_table(bot: Bot, limit: int = 8) -> list[dict]:
 
 
 def match_detail(request, pk: int):
-    match = _recent_matches(Match.objects.filter(pk=pk), 1)
+    match = _recent_matches(Match.objects.filter(pk=pk), 1, request.user)
     if not match:
         raise Http404("no such match")
     match = match[0]
-    seats = [{"row": s, "private": can_see_private(request.user, s.version.bot),
+    seats = [{"row": s, "private": can_see_private(request.user, s.version.bot), "points": number(s.score),
               "detail": s.detail if detail_visible(request.user, s) else ""} for s in match.seats.all()]
     replay_visible = match.kind != Match.Kind.VALIDATION or any(s["private"] for s in seats)
     owns_a_seat = any(s["private"] for s in seats)

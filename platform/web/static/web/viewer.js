@@ -400,12 +400,41 @@
     });
   }
 
+  // "End of the match: A beat B by 8 points (12 to 4)", from the result's ranks and points by side.
+  function endWords(r) {
+    var ranks = r.ranks || [], points = r.points || [];
+    var teams = meta.teams && meta.teams.length ? meta.teams : ranks.map(function (_, s) { return [s]; });
+    var sides = teams.map(function (team, i) {
+      return { name: (meta.sides && meta.sides[i]) || seatName(team[0]), rank: ranks[team[0]],
+        points: points[team[0]] };
+    }).sort(function (a, b) { return a.rank - b.rank; });
+    var unit = meta.points_kind === "penalty" ? " penalty point" : " point";
+    function pts(n) { return n + unit + (n === 1 ? "" : "s"); }
+    var why = r.ended_by === "forfeit" ? " (a forfeit)" : r.ended_by === "decision-limit" ?
+      " (stopped at the decision limit)" : r.ended_by === "aborted" ? " (aborted: not scored)" : "";
+    var words;
+    if (!sides.length || sides[0].rank === undefined) {
+      words = "";
+    } else if (sides.every(function (s) { return s.rank === 1; })) {
+      words = "a draw (" + sides.map(function (s) { return s.points; }).join(" to ") + ")";
+    } else if (sides.length === 2 && typeof sides[0].points === "number" && typeof sides[1].points === "number") {
+      var margin = Math.abs(sides[0].points - sides[1].points);
+      words = sides[0].name + " beat " + sides[1].name + (margin ? " by " + pts(margin) + " (" + sides[0].points +
+        " to " + sides[1].points + ")" : " on equal points");
+    } else {
+      words = sides.map(function (s) {
+        return s.name + (s.rank === 1 ? " won" : " #" + s.rank) + (typeof s.points === "number" ? " with " +
+          pts(s.points) : "");
+      }).join("; ");
+    }
+    return "End of the match" + why + (words ? ": " + words : "") + ".";
+  }
+
   function drawEnd(frame) {
     if (frame.step !== meta.steps) return;
     var end = el("div", "rv-end");
     var r = meta.result || {};
-    end.appendChild(el("strong", "", "End of the match (" + (r.ended_by || "") + "): ranks " +
-      JSON.stringify(r.ranks) + ", points " + JSON.stringify(r.points)));
+    end.appendChild(el("strong", "", endWords(r)));
     (meta.verdicts || []).forEach(function (v) {
       end.appendChild(el("div", "bad", seatName(v.seat) + ": " + v.verdict + (v.code ? " (" + v.code + ")" : "") +
         (v.detail ? " — " + v.detail : "")));
