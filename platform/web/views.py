@@ -26,7 +26,7 @@ from config.api import error_body
 from config.errors import ActionError
 from matches.access import detail_visible
 from matches.models import Match, Seat
-from matches.reproduce import reproduce_command
+from matches.reproduce import bot_arguments, reproduce_command
 from matches.validation import do_upload_version, validation_links
 from ratings.actions import leaderboard
 from ratings.models import Rating, RatingSnapshot
@@ -150,7 +150,8 @@ def bot_new(request):
         with transaction.atomic():
             try:
                 bot = do_create_bot(request.user, game=form.cleaned_data["game"], name=form.cleaned_data["name"],
-                                    description=form.cleaned_data["description"])
+                                    description=form.cleaned_data["description"],
+                                    presets=form.cleaned_data["presets"])
             except ActionError as err:
                 form.add_error(err.field if err.field in form.fields else None, str(err))
                 bot = None
@@ -226,7 +227,16 @@ def match_detail(request, pk: int):
     return render(request, "web/match_detail.html", {"match": match, "seats": seats, "replay_visible": replay_visible,
                                                      "owns_a_seat": owns_a_seat,
                                                      "reproduce": reproduce_command(match),
+                                                     "reproduce_bots": _reproduce_bots(request, match),
                                                      "scores_chart": scores_chart})
+
+
+def _reproduce_bots(request, match: Match) -> list[dict]:
+    """The command's bots with how the viewer gets each: built in, their own version's download, or not at all
+    (another user's file is private)."""
+    owners = {s.version.bot.name: s.version.bot for s in match.seats.all()}
+    return [{"arg": b, "download": not b.builtin and can_see_private(request.user, owners[b.bot])}
+            for b in bot_arguments(match)]
 
 
 SORTS = {"rating": None, "games": "-games", "score": "-score", "name": "bot__name", "live": "-live_mu"}

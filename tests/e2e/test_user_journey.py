@@ -120,13 +120,14 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
     command = page.inner_text("#reproduce").strip().split()
     home = tmp_path / "home"
     home.mkdir()
-    shutil.copy(BOT, home / "main.py")
+    saved_as = page.get_attribute("#reproduce-notes a[download]", "download")  # the owner's own download
+    assert saved_as == "my-first-bot-v1.py" and saved_as in command
+    shutil.copy(BOT, home / saved_as)
     assert command[:2] == ["arena", "play"]
     done = subprocess.run([str(REPO / ".venv" / "bin" / "arena"), *command[1:], "--json", "out.json", "--quiet"],
                           cwd=home, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    local = next(m for m in json.loads((home / "out.json").read_text())["matches"]
-                 if m["rotation"] == match.rotation)
+    [local] = json.loads((home / "out.json").read_text())["matches"]  # exactly this match, not its set
     assert local["ranks"] == match.result["ranks"] and local["points"] == match.result["points"]
 
     # Host a tournament from the form, join it, start it; the standings fill as the worker plays.
