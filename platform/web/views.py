@@ -31,6 +31,7 @@ from matches.validation import do_upload_version, validation_links
 from ratings.actions import leaderboard
 from ratings.models import Rating, RatingSnapshot
 from ratings.queries import head_to_head
+from tournaments.models import Trophy
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
 from web.outcomes import number, outcome
@@ -195,7 +196,10 @@ def bot_detail(request, name: str):
                   RatingSnapshot.objects.filter(bot=bot, preset=preset).order_by("at")[:500]]
         if points:
             histories.append({"preset": preset, "svg": rating_history(points, f"{bot.name} on {preset}")})
+    trophies = list(Trophy.objects.filter(bot=bot).select_related("tournament")
+                    .order_by("-tournament__finished", "place")[:50])
     context = {"bot": bot, "versions": versions, "matches": matches, "ratings": ratings, "histories": histories,
+               "trophies": trophies,
                "opponents": head_to_head_table(bot), "owner_view": can_see_private(request.user, bot),
                "can_upload": owner_view, "form": form}
     if refused is not None:
