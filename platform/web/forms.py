@@ -4,7 +4,16 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from accounts.models import User
-from bots.models import GAME_CHOICES, NAME_HELP
+from bots.models import GAME_CHOICES, NAME_HELP, presets_of
+
+PRESETS_HELP = ("the presets your bot plays, of its game; none ticked: every preset of the game, and any added "
+                "later. Burkozel and Echki are presets of the Bura family: a bura bot with none ticked plays "
+                "bura, bura-3p, burkozel, burkozel-pairs and echki-6")
+
+
+def preset_choices() -> list:
+    """Each game's presets as a group of its own."""
+    return [(game, [(p, p) for p in presets_of(game)]) for game, _ in GAME_CHOICES]
 
 
 class SignUpForm(UserCreationForm):
@@ -18,8 +27,20 @@ class SignUpForm(UserCreationForm):
 class NewBotForm(forms.Form):
     name = forms.CharField(max_length=40, help_text=NAME_HELP)
     game = forms.ChoiceField(choices=GAME_CHOICES)
+    presets = forms.MultipleChoiceField(choices=preset_choices, required=False, help_text=PRESETS_HELP,
+                                        widget=forms.CheckboxSelectMultiple(attrs={"class": "checks"}))
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
     file = forms.FileField(help_text="a script (.py, .js, .pl or #!) or a .zip of the bot's folder")
+
+    def clean(self):
+        data = super().clean()
+        game, chosen = data.get("game"), data.get("presets") or []
+        if game:
+            wrong = [p for p in chosen if p not in presets_of(game)]
+            if wrong:
+                self.add_error("presets", f"{', '.join(wrong)}: not a preset of {game}; {game}'s presets are "
+                                          f"{', '.join(presets_of(game))}")
+        return data
 
 
 class UploadForm(forms.Form):
