@@ -23,8 +23,13 @@ PAGES = {
     "rules-bura": ("Rules: the Bura family", "rules/bura.md"),
     "rules-kozel": ("Rules: Kozel", "rules/kozel.md"),
     "rules-burraco": ("Rules: Burraco", "rules/burraco.md"),
+    "starter-kits": ("Starter kits", "../examples/README.md"),
 }
 LINKS = {f"{name}": slug for slug, (_, name) in PAGES.items()}
+# a repository path named in a document's text (`docs/ratings.md`), linked to its page on the site
+PATH_IN_CODE = re.compile(r"<code>((?:\.\./)?(?:docs/)?([\w/-]+\.md)|docs/rules/(?:&lt;game&gt;\.md)?|examples/)"
+                          r"</code>")
+RULES_PAGES = (("Bura", "rules-bura"), ("Kozel", "rules-kozel"), ("Burraco", "rules-burraco"))
 
 
 @lru_cache(maxsize=32)
@@ -39,7 +44,33 @@ def _rendered(path: Path, mtime: float) -> str:
         slug = LINKS.get(target)
         return f'href="/docs/{slug}/{anchor}"' if slug else match.group(0)
 
-    return re.sub(r'href="((?:\.\./|docs/)?[\w/.-]+\.md)(#[\w-]*)?"', relink, html)
+    html = re.sub(r'href="((?:\.\./|docs/)?[\w/.-]+\.md)(#[\w-]*)?"', relink, html)
+    html = re.sub(rf'<a href="([^"]*)">(.*?)</a>|{PATH_IN_CODE.pattern}', keep_or_link, html)
+    # a wide table scrolls in its own box, not the page
+    return html.replace("<table>", '<div class="scroll"><table>').replace("</table>", "</table></div>")
+
+
+def keep_or_link(match: re.Match) -> str:
+    """A link stays, unless it points into the repository where the site has no page (`../docs/rules/`):
+    then its text is what is left, linked as a path. A path in code outside a link is linked."""
+    if match.group(1) is None:
+        return link_path(match, 3)
+    if match.group(1).startswith(("/", "#", "http://", "https://", "mailto:")):
+        return match.group(0)
+    return PATH_IN_CODE.sub(lambda inner: link_path(inner, 1), match.group(2))
+
+
+def link_path(match: re.Match, first: int) -> str:
+    """`docs/protocol.md` links to the protocol's page; `docs/rules/<game>.md` becomes each game's rules;
+    `examples/` to the starter kits. A path with no page on the site stays as it is."""
+    code, text, md = match.group(0), match.group(first), match.group(first + 1)
+    if text.startswith("docs/rules/") and not md:
+        links = [f'<a href="/docs/{slug}/">{name}</a>' for name, slug in RULES_PAGES]
+        return f"the rules of {', '.join(links[:-1])} or {links[-1]}"
+    if text == "examples/":
+        return f'<a href="/docs/starter-kits/">{code}</a>'
+    slug = LINKS.get(md)
+    return f'<a href="/docs/{slug}/">{code}</a>' if slug else code
 
 
 def doc_page(request, slug: str = "protocol"):
