@@ -1,0 +1,128 @@
+"""Every page at a desktop width (1,366 px) and a phone width (390 px) in real Chromium: the page itself never
+scrolls sideways (a wide table scrolls inside its own box), and no page logs a console error. Each page is
+saved as a screenshot under tests/e2e/artifacts/widths/ for a person to look at (the whole page; the
+documents, tens of screens long, their first screen)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from browser_helpers import ARTIFACTS
+
+WIDTHS = (1366, 390)
+PASSWORD = "a-long-password-1"
+# the page's own width and the window's; a table in a .scroll box may be wider than both
+MEASURE = "() => [document.documentElement.scrollWidth, window.innerWidth]"
+
+
+@pytest.fixture
+def site(live_server, play):
+    """A site with something on every page: played and rated matches, a finished round robin, a signed-up
+    host with a bot and a token."""
+    from django.utils import timezone
+
+    from accounts.models import User
+    from bots.models import Bot
+    from ratings.actions import refit_preset
+    from tournaments import actions, running
+    from tournaments.models import Tournament
+
+    match = play("bura")
+    play("burraco-2p")
+    for preset in ("bura", "burraco-2p"):
+        refit_preset(preset)
+    host = User.objects.create_user(username="hostess", password=PASSWORD)
+    cup = actions.do_create_tournament(host, name="Width cup", preset="bura", overrides={"match": "deals:1"},
+                                       format="round_robin", rounds=None, deals=1, time_control=None,
+                                       entry="private", max_entries=8, entry_deadline=None,
+                                       starts_at=timezone.now() + timedelta(hours=1))
+    for name in ("greedy-bura", "greedy-p75-bura", "greedy-p25-bura", "random-bura"):
+        actions.do_join(host, cup, Bot.objects.get(name=name))
+    running.start(Tournament.objects.get(pk=cup.pk))
+    finish(cup.pk)
+    open_cup = actions.do_create_tournament(host, name="Open cup", preset="bura", format="swiss", rounds=3,
+                                            deals=1, time_control=None, entry="open", max_entries=8,
+                                            entry_deadline=None, starts_at=timezone.now() + timedelta(days=1))
+    return {"match": match.pk, "cup": cup.pk, "open_cup": open_cup.pk}
+
+
+def finish(pk: int) -> None:
+    from matches.tasks import play_match
+    from tournaments import running
+    from tournaments.models import Tournament
+
+    for _ in range(100):
+        t = Tournament.objects.get(pk=pk)
+        if t.status != Tournament.Status.RUNNING:
+            return
+        for match_id in running.tournament_matches(t).filter(status="queued").values_list("pk", flat=True):
+            assert play_match(match_id) == "finished"
+        running.advance(pk)
+    raise AssertionError("the tournament did not finish")
+
+
+def anonymous_pages(site) -> dict[str, str]:
+    from web.docs_pages import PAGES
+
+    pages = {"home": "/", "leaderboard": "/games/bura/", "leaderboard-burraco": "/games/burraco-2p/",
+             "bots": "/bots/", "bot": "/bots/greedy-bura/", "match": f"/matches/{site['match']}/",
+             "tournaments": "/tournaments/", "tournament": f"/tournaments/{site['cup']}/",
+             "tournament-open": f"/tournaments/{site['open_cup']}/", "log-in": "/login/", "sign-up": "/signup/",
+             "not-found": "/matches/999999/"}
+    pages.update({f"docs-{slug}": f"/docs/{slug}/" for slug in PAGES})
+    return pages
+
+
+SIGNED_IN = {"profile": "/profile/", "new-bot": "/bots/new/", "new-tournament": "/tournaments/new/",
+             "password": "/password/", "own-bot": "/bots/hostess-bot/", "tournament-host": None}
+
+
+def test_every_page_fits_a_desktop_and_a_phone_without_console_errors(live_server, browser, site):
+    from accounts.models import User
+    from bots.actions import do_create_bot
+
+    do_create_bot(User.objects.get(username="hostess"), game="bura", name="hostess-bot")
+    folder = ARTIFACTS / "widths"
+    folder.mkdir(parents=True, exist_ok=True)
+    signed_in = {**SIGNED_IN, "tournament-host": f"/tournaments/{site['open_cup']}/"}
+    measured: dict[str, dict[int, int]] = {}
+    problems: list[str] = []
+    for width in WIDTHS:
+        context = browser.new_context(viewport={"width": width, "height": 860})
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        errors: list[str] = []
+        page.on("console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda exc, errors=errors: errors.append(f"page error: {exc}"))
+
+        def visit(name: str, path: str, width=width, page=page, errors=errors) -> None:
+            del errors[:]
+            response = page.goto(live_server.url + path)
+            assert response.status == (404 if name == "not-found" else 200), path
+            # the match page's viewer fetches its frames; every other page is whole once loaded
+            page.wait_for_load_state("networkidle" if name == "match" else "load")
+            scroll, inner = page.evaluate(MEASURE)
+            measured.setdefault(name, {})[width] = scroll
+            if scroll > inner:
+                problems.append(f"{name} ({path}) at {width} px: the page is {scroll} px wide")
+            page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=not name.startswith("docs-"))
+            seen = [e for e in errors if not (name == "not-found" and "404" in e)]
+            if seen:
+                problems.append(f"{name} ({path}) at {width} px: console errors {seen}")
+
+        for name, path in anonymous_pages(site).items():
+            visit(name, path)
+        page.goto(live_server.url + "/login/")
+        page.fill("input[name=username]", "hostess")
+        page.fill("input[name=password]", PASSWORD)
+        page.locator("main form button").last.click()
+        page.wait_for_load_state("networkidle")
+        assert "hostess" in page.inner_text("header")
+        for name, path in signed_in.items():
+            visit(name, path)
+        context.close()
+    report = "\n".join(f"{name:24} " + "  ".join(f"{w}: {px}" for w, px in sorted(by.items()))
+                       for name, by in measured.items())
+    print(f"page widths (scrollWidth):\n{report}")
+    assert not problems, "\n".join(problems) + f"\n\n{report}"
