@@ -18,15 +18,15 @@ MEASURE = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
 @pytest.fixture
 def site(live_server, play):
-    """A site with something on every page: played and rated matches, a finished round robin, a signed-up
-    host with a bot and a token."""
+    """A site with something on every page: played and rated matches, a finished round robin, and a host
+    with an open Swiss."""
     from django.utils import timezone
 
     from accounts.models import User
     from bots.models import Bot
     from ratings.actions import refit_preset
-    from tournaments import actions, running
-    from tournaments.models import Tournament
+    from tests.platform.test_tournaments_platform import run_to_the_end
+    from tournaments import actions
 
     match = play("bura")
     play("burraco-2p")
@@ -39,27 +39,12 @@ def site(live_server, play):
                                        starts_at=timezone.now() + timedelta(hours=1))
     for name in ("greedy-bura", "greedy-p75-bura", "greedy-p25-bura", "random-bura"):
         actions.do_join(host, cup, Bot.objects.get(name=name))
-    running.start(Tournament.objects.get(pk=cup.pk))
-    finish(cup.pk)
+    actions.do_host_action(host, cup, "start")
+    run_to_the_end(cup.pk)
     open_cup = actions.do_create_tournament(host, name="Open cup", preset="bura", format="swiss", rounds=3,
                                             deals=1, time_control=None, entry="open", max_entries=8,
                                             entry_deadline=None, starts_at=timezone.now() + timedelta(days=1))
     return {"match": match.pk, "cup": cup.pk, "open_cup": open_cup.pk}
-
-
-def finish(pk: int) -> None:
-    from matches.tasks import play_match
-    from tournaments import running
-    from tournaments.models import Tournament
-
-    for _ in range(100):
-        t = Tournament.objects.get(pk=pk)
-        if t.status != Tournament.Status.RUNNING:
-            return
-        for match_id in running.tournament_matches(t).filter(status="queued").values_list("pk", flat=True):
-            assert play_match(match_id) == "finished"
-        running.advance(pk)
-    raise AssertionError("the tournament did not finish")
 
 
 def anonymous_pages(site) -> dict[str, str]:
@@ -121,8 +106,27 @@ def test_every_page_fits_a_desktop_and_a_phone_without_console_errors(live_serve
         assert "hostess" in page.inner_text("header")
         for name, path in signed_in.items():
             visit(name, path)
+        if width == WIDTHS[-1]:
+            deactivate_asks_first(page, live_server.url)
         context.close()
     report = "\n".join(f"{name:24} " + "  ".join(f"{w}: {px}" for w, px in sorted(by.items()))
                        for name, by in measured.items())
     print(f"page widths (scrollWidth):\n{report}")
     assert not problems, "\n".join(problems) + f"\n\n{report}"
+
+
+def deactivate_asks_first(page, base: str) -> None:
+    """Leaving the ladder asks first: dismissed, the bot stays active; accepted, it leaves."""
+    from bots.models import Bot
+
+    page.goto(base + "/bots/hostess-bot/")
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.click("button[name=deactivate]")
+    page.wait_for_timeout(300)
+    assert asked and "leaves the ladder" in asked[0], asked
+    assert Bot.objects.get(name="hostess-bot").active
+    page.once("dialog", lambda dialog: dialog.accept())
+    with page.expect_navigation():
+        page.click("button[name=deactivate]")
+    assert not Bot.objects.get(name="hostess-bot").active
