@@ -1,4 +1,4 @@
-"""``arena login``, ``arena upload`` and ``arena bots``: the terminal's client of a Kozyr site.
+"""``arena login``, ``arena upload``, ``arena bots`` and ``arena challenge``: the terminal's client of a Kozyr site.
 
 It speaks HTTP to the site's API (``/api/v1/``) with the standard library only; arena never imports
 Django. The token is kept in ``$XDG_CONFIG_HOME/kozyr/credentials.json`` (default ``~/.config``), readable
@@ -173,6 +173,12 @@ def add_commands(sub) -> None:
 
     sub.add_parser("bots", help="my bots on the site, with their versions and status")
 
+    challenge = sub.add_parser("challenge", help="challenge another bot: an unranked duplicate set of one deal")
+    challenge.add_argument("bot", metavar="MYBOT", help="one of your bots")
+    challenge.add_argument("opponent", metavar="OPPONENT", help="any bot of the same game")
+    challenge.add_argument("--preset", help="a two-sided preset both play (default: your bot's first)")
+    challenge.add_argument("--wait", action="store_true", help="wait until the matches are played; print the result")
+
 
 def cmd_login(args: argparse.Namespace) -> int:
     url = normalise_url(args.url)
@@ -249,7 +255,66 @@ def cmd_bots(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"login": cmd_login, "upload": cmd_upload, "bots": cmd_bots}
+DONE = ("finished", "failed", "cancelled")
+
+
+def _sides(match: dict[str, Any]) -> str:
+    return " v ".join(dict.fromkeys(seat["bot"] for seat in match["seats"]))
+
+
+def _points(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def match_result(match: dict[str, Any]) -> str:
+    """"alice-bura beat greedy-bura (12 to 4)", "a draw (6 to 6)", or the status of a match not finished."""
+    if match["status"] != "finished":
+        return match["status"] + (f": {match['failure']}" if match.get("failure") else "")
+    best: dict[str, tuple[int, Any]] = {}  # bot -> (rank, points) of its side
+    for seat in match["seats"]:
+        best.setdefault(seat["bot"], (seat["rank"], _points(seat["score"])))
+    ranked = sorted(best.items(), key=lambda item: item[1][0])
+    score = " to ".join(str(points) for _, (_, points) in ranked)
+    if len({rank for _, (rank, _) in ranked}) == 1:
+        return f"a draw ({score})"
+    if len(ranked) == 2:
+        return f"{ranked[0][0]} beat {ranked[1][0]} ({score})"
+    return "; ".join(f"{bot} #{rank} ({points})" for bot, (rank, points) in ranked)
+
+
+def cmd_challenge(args: argparse.Namespace) -> int:
+    site, _ = _site()
+    body = {"bot": args.bot, "opponent": args.opponent, **({"preset": args.preset} if args.preset else {})}
+    matches = site.request("POST", "/api/v1/challenges/", body)
+    print(f"{args.bot} challenges {args.opponent} on {matches[0]['preset']}: {len(matches)} unranked "
+          f"match{'es' if len(matches) != 1 else ''} of one deal, the seats swapped")
+    for match in matches:
+        print(f"  match {match['id']}: {_sides(match)}, {match['status']}  {site.url}/matches/{match['id']}/")
+    if not args.wait:
+        return 0
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not all(m["status"] in DONE for m in matches):
+        if time.monotonic() > deadline:
+            raise ClientError(f"not played after {WAIT_SECONDS} s; see the matches' pages")
+        time.sleep(POLL_SECONDS)
+        matches = [m if m["status"] in DONE else site.request("GET", f"/api/v1/matches/{m['id']}/")
+                   for m in matches]
+    totals: dict[str, float] = {}
+    for match in matches:
+        print(f"  match {match['id']}: {match_result(match)}")
+        if match["status"] == "finished":
+            ranks = {seat["bot"]: seat["rank"] for seat in match["seats"]}
+            for bot, rank in ranks.items():  # a win 1, a draw ½ (two sides)
+                others = [r for b, r in ranks.items() if b != bot]
+                totals[bot] = totals.get(bot, 0.0) + sum(1.0 if rank < r else 0.5 if rank == r else 0.0
+                                                         for r in others) / max(len(others), 1)
+    if totals:
+        line = ", ".join(f"{bot} {_points(points)}" for bot, points in sorted(totals.items(), key=lambda kv: -kv[1]))
+        print(f"result: {line} (1 a match won, 0.5 a draw)")
+    return 0 if all(m["status"] == "finished" for m in matches) else 1
+
+
+COMMANDS = {"login": cmd_login, "upload": cmd_upload, "bots": cmd_bots, "challenge": cmd_challenge}
 
 
 def run(args: argparse.Namespace) -> int:

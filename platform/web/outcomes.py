@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from matches.models import Match
+from django.db.models import Prefetch
+
+from matches.models import Match, Seat
 
 
 def number(value: float | None) -> int | float | None:
@@ -86,3 +88,13 @@ def headline(sides: list[dict[str, Any]], penalty: bool) -> str:
         points = f" with {_points_text(side['points'], penalty)}" if side["points"] is not None else ""
         parts.append(f"{side['name']} {'won' if side['rank'] == 1 else place}{points}")
     return "; ".join(parts)
+
+
+def recent_matches(queryset, limit: int = 20, viewer=None) -> list[Match]:
+    """The newest matches of a queryset with their seats (two queries in all), each with its ``outcome``."""
+    seats = Seat.objects.select_related("version__bot").order_by("seat")
+    found = list(queryset.prefetch_related(Prefetch("seats", queryset=seats)).order_by("-id")[:limit])
+    viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
+    for match in found:
+        match.outcome = outcome(match, viewer_id)
+    return found

@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.throttle import ThrottledLoginView
-from web import docs_pages, replay_views, tournament_views, views
+from web import challenge_views, docs_pages, replay_views, tournament_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,6 +19,7 @@ urlpatterns = [
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<str:name>/", views.bot_detail, name="bot"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
+    path("challenges/<uuid:set_id>/", challenge_views.challenge_detail, name="challenge"),
     path("matches/<int:pk>/frames/", replay_views.frames_view, name="match-frames"),
     path("matches/<int:pk>/stderr/", replay_views.stderr_view, name="match-stderr"),
     path("tournaments/", tournament_views.tournament_list, name="tournaments"),

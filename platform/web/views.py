@@ -7,7 +7,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Count, Prefetch
+from django.db.models import Count
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -32,22 +32,13 @@ from ratings.actions import leaderboard
 from ratings.models import Rating, RatingSnapshot
 from ratings.queries import head_to_head
 from tournaments.models import Trophy
+from web import challenge_views
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
-from web.outcomes import number, outcome
+from web.outcomes import number, recent_matches
 from web.replay_views import score_chart
 
 RECENT = 20
-
-
-def _recent_matches(queryset, limit=RECENT, viewer=None):
-    """The newest matches with their seats (two queries in all), each with its ``outcome`` in words."""
-    seats = Seat.objects.select_related("version__bot").order_by("seat")
-    found = list(queryset.prefetch_related(Prefetch("seats", queryset=seats)).order_by("-id")[:limit])
-    viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
-    for match in found:
-        match.outcome = outcome(match, viewer_id)
-    return found
 
 
 def home(request):
@@ -56,8 +47,8 @@ def home(request):
                                      for p, (family, _) in presets.items() if family == g]} for g in GAME_MODULES]
     return render(request, "web/home.html", {
         "games": games,
-        "running": _recent_matches(Match.objects.filter(status=Match.Status.RUNNING), 10, request.user),
-        "finished": _recent_matches(Match.objects.filter(status=Match.Status.FINISHED), 10, request.user),
+        "running": recent_matches(Match.objects.filter(status=Match.Status.RUNNING), 10, request.user),
+        "finished": recent_matches(Match.objects.filter(status=Match.Status.FINISHED), 10, request.user),
     })
 
 
@@ -171,7 +162,13 @@ def bot_detail(request, name: str):
     owner_view = can_see_private(request.user, bot) and request.user.pk == bot.owner_id
     form = UploadForm(request.POST or None, request.FILES or None)
     refused = None
-    if request.method == "POST":
+    challenge = None
+    if request.method == "POST" and "challenge" in request.POST:
+        done, challenge, refused = challenge_views.handle(request, bot)
+        if done is not None:
+            return done
+        form = UploadForm()
+    elif request.method == "POST":
         if not owner_view:
             raise Http404("no such bot")
         if "deactivate" in request.POST or "activate" in request.POST:
@@ -188,7 +185,7 @@ def bot_detail(request, name: str):
                     messages.success(request, "Uploaded. The new version is playing its validation match now.")
                     return redirect("bot", name=bot.name)
     versions = list(bot.versions.prefetch_related(validation_links()).order_by("-number")[:50])
-    matches = _recent_matches(Match.objects.filter(seats__version__bot=bot).distinct(), RECENT, request.user)
+    matches = recent_matches(Match.objects.filter(seats__version__bot=bot).distinct(), RECENT, request.user)
     ratings = list(Rating.objects.filter(bot=bot, version_id=bot.current_version_id).order_by("preset"))
     histories = []
     for preset in bot.plays():
@@ -199,7 +196,7 @@ def bot_detail(request, name: str):
     trophies = list(Trophy.objects.filter(bot=bot).select_related("tournament")
                     .order_by("-tournament__finished", "place")[:50])
     context = {"bot": bot, "versions": versions, "matches": matches, "ratings": ratings, "histories": histories,
-               "trophies": trophies,
+               "trophies": trophies, "challenge": challenge or challenge_views.challenge_form(request, bot),
                "opponents": head_to_head_table(bot), "owner_view": can_see_private(request.user, bot),
                "can_upload": owner_view, "form": form}
     if refused is not None:
@@ -218,7 +215,7 @@ def head_to_head_table(bot: Bot, limit: int = 8) -> list[dict]:
 
 
 def match_detail(request, pk: int):
-    match = _recent_matches(Match.objects.filter(pk=pk), 1, request.user)
+    match = recent_matches(Match.objects.filter(pk=pk), 1, request.user)
     if not match:
         raise Http404("no such match")
     match = match[0]

@@ -12,12 +12,12 @@ from matches.tasks import play_match
 
 def test_it_shows_a_bots_trophies_on_its_page(client, alice, as_user, house_bots, django_assert_max_num_queries):
     from tests.platform.test_tournaments_platform import host_tournament, run_to_the_end
-    from tournaments import running
+    from tournaments import lifecycle
     from tournaments.models import Tournament, Trophy
 
     field = ["greedy-bura", "greedy-p75-bura", "greedy-p25-bura", "random-bura"]
     pk = host_tournament(alice, as_user, field, name="Trophy Cup")
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     run_to_the_end(pk)
     trophies = {t.place: t.bot.name for t in Trophy.objects.filter(tournament_id=pk)}
     assert sorted(trophies) == [1, 2, 3]
@@ -65,3 +65,52 @@ def test_nobody_else_sees_or_gets_the_log(client, bob, logged_match):
     client.force_login(bob)
     assert link not in client.get(f"/matches/{match.pk}/").content.decode()
     assert client.get(f"/api/v1/matches/{match.pk}/seats/{seat}/log/").status_code == 404
+
+
+@pytest.fixture
+def ready_bura_bot(bura_bot):
+    """alice's bura bot with a ready version (built in, so its matches play without a sandbox)."""
+    from bots.models import BotVersion
+
+    version = BotVersion.objects.create(bot=bura_bot, number=1, builtin="random", status="ready")
+    bura_bot.current_version = version
+    bura_bot.presets = ["bura", "burkozel-pairs", "bura-3p"]
+    bura_bot.save()
+    return bura_bot
+
+
+def test_it_challenges_a_bot_from_its_page_and_shows_the_result(client, alice, ready_bura_bot,
+                                                                 django_assert_max_num_queries):
+    assert 'id="challenge"' not in client.get("/bots/greedy-bura/").content.decode()  # signed out: no form
+    client.force_login(alice)
+    html = client.get("/bots/greedy-bura/").content.decode()
+    assert 'id="challenge"' in html and '<option value="alice-bura">' in html
+    assert '<option value="bura-3p">' not in html  # three sides: no challenge there
+    answer = client.post("/bots/greedy-bura/", {"challenge": "1", "bot": "alice-bura", "preset": "bura"})
+    assert answer.status_code == 302 and answer["Location"].startswith("/challenges/")
+    matches = list(Match.objects.filter(kind="challenge").order_by("rotation"))
+    assert len(matches) == 2 and {s.version.bot.name for s in matches[0].seats.all()} == {"alice-bura",
+                                                                                           "greedy-bura"}
+    waiting = client.get(answer["Location"]).content.decode()
+    assert "being played" in waiting and "data-poll-matches" in waiting
+    for match in matches:
+        assert play_match(match.pk) == "finished"
+    with django_assert_max_num_queries(10):
+        done = client.get(answer["Location"]).content.decode()
+    assert "data-poll-matches" not in done
+    assert "won the challenge" in done or "A tie" in done
+    assert done.count('class="status-finished"') == 2
+
+
+def test_a_refused_challenge_says_why_beside_the_field(client, alice, ready_bura_bot):
+    client.force_login(alice)
+    answer = client.post("/bots/greedy-bura/", {"challenge": "1", "bot": "alice-bura", "preset": "burkozel"})
+    html = answer.content.decode()
+    assert answer.status_code == 200 and 'id="challenge-preset-error"' in html
+    assert "alice-bura does not play burkozel" in html
+    assert not Match.objects.filter(kind="challenge").exists()
+    assert client.post("/bots/alice-bura/", {"challenge": "1", "bot": "alice-bura", "preset": "bura"}).status_code \
+        == 404  # no other bot of hers to challenge herself with
+    client.logout()
+    assert client.post("/bots/greedy-bura/", {"challenge": "1", "bot": "alice-bura", "preset": "bura"}).status_code \
+        == 404

@@ -1,0 +1,75 @@
+"""`arena challenge` against a live site: it prints the matches, and with --wait their result."""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+import pytest
+
+from arena import cli, client
+from matches import actions
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def site(live_server, monkeypatch, tmp_path, house_bots):
+    """The live site, a config folder of our own, and one worker thread playing matches as they are published,
+    one at a time (two rotations of a deal never play side by side on one machine)."""
+    from django.db import connection
+
+    from matches.tasks import play_match
+
+    published: queue.Queue[int | None] = queue.Queue()
+
+    def work():
+        while (match_id := published.get()) is not None:
+            play_match(match_id)
+        connection.close()  # this thread's own connection: the test database can then be dropped
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr(actions, "publish", lambda match_id, queue: published.put(match_id))
+    monkeypatch.setattr(client, "WAIT_SECONDS", 120)
+    yield live_server.url
+    published.put(None)
+    worker.join(60)
+
+
+@pytest.fixture
+def ready_bot(alice):
+    from bots.actions import do_create_bot
+    from bots.models import BotVersion
+
+    bot = do_create_bot(alice, game="bura", name="cli-challenger")
+    bot.current_version = BotVersion.objects.create(bot=bot, number=1, builtin="greedy", status="ready")
+    bot.save()
+    return bot
+
+
+def test_it_challenges_and_waits_for_the_result(site, alice, ready_bot, token_for, capsys):
+    from matches.models import Match
+
+    assert cli.main(["login", site, "--token", token_for(alice)]) == 0
+    capsys.readouterr()
+    assert cli.main(["challenge", "cli-challenger", "random-bura", "--preset", "bura", "--wait"]) == 0
+    out = capsys.readouterr().out
+    matches = list(Match.objects.filter(kind="challenge").order_by("rotation"))
+    assert len(matches) == 2 and all(m.status == "finished" for m in matches)
+    assert out.startswith("cli-challenger challenges random-bura on bura: 2 unranked matches")
+    for match in matches:
+        assert f"{site}/matches/{match.pk}/" in out
+        seats = sorted(match.seats.all(), key=lambda s: s.rank)
+        if seats[0].rank != seats[1].rank:
+            assert f"match {match.pk}: {seats[0].version.bot.name} beat {seats[1].version.bot.name}" in out
+        else:
+            assert f"match {match.pk}: a draw" in out
+    assert "result: " in out and "(1 a match won, 0.5 a draw)" in out
+
+
+def test_it_prints_the_servers_reason_for_a_refused_challenge(site, alice, ready_bot, token_for, capsys):
+    assert cli.main(["login", site, "--token", token_for(alice)]) == 0
+    assert cli.main(["challenge", "cli-challenger", "random-bura", "--preset", "bura-3p"]) == 2
+    assert "bura-3p is a 3-sided game; a challenge is between two bots" in capsys.readouterr().err
