@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "platform"))
 
-from tournaments import weighted
-from tournaments.records import Result, bye
-from tournaments.swiss import pair_round
+from tournaments.pairing import weighted
+from tournaments.pairing.records import Result, bye
+from tournaments.pairing.swiss import pair_round
 
 
 def round_times(entrants: int, rounds: int, engine: str, seed: int) -> list[float]:

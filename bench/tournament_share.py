@@ -74,7 +74,7 @@ def main() -> None:
     from matches.models import Match
     from matches.tasks import recover_matches
     from matches.validation import do_upload_version
-    from tournaments import running
+    from tournaments import lifecycle
     from tournaments.actions import do_create_tournament
     from tournaments.models import Entry, Tournament
     from tournaments.tasks import drive
@@ -132,7 +132,7 @@ def main() -> None:
         time.sleep(6)
         sampler.start()
         if not args.no_tournament:
-            running.start(Tournament.objects.get(pk=t.pk))
+            lifecycle.start(Tournament.objects.get(pk=t.pk))
         begin = timezone.now()
         deadline = time.monotonic() + args.seconds
         k = 0

@@ -15,9 +15,9 @@ from config.api import reject_unknown_fields
 from matches.time_controls import BOUNDS, TimeControlError, check_time_control
 from tournaments import standings as tables
 from tournaments.actions import do_create_tournament, do_host_action, do_join, do_leave
+from tournaments.lifecycle import TournamentError
 from tournaments.models import Tournament, VersionTest
 from tournaments.queries import access_tournament, tournament_queryset
-from tournaments.running import TournamentError
 from tournaments.versiontests import VersionTestError, do_start_test, do_stop_test, progress
 
 

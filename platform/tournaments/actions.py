@@ -12,8 +12,8 @@ from arena.games.base import RuleOptionError
 from arena.games.seating import layout
 from bots.models import Bot
 from matches.time_controls import TimeControlError, check_time_control
-from tournaments.models import Entry, Tournament
-from tournaments.running import TournamentError, cancel, pause, resume, start
+from tournaments.lifecycle import TournamentError, cancel, pause, resume, start
+from tournaments.models import TABLE_FORMATS, Entry, Tournament
 
 MAX_DEALS = 20
 
@@ -32,7 +32,7 @@ def check_tournament(*, name: str, preset: str, overrides: dict, format: str, ro
     _, teams = layout(preset, overrides)
     if format not in Tournament.Format.values:
         raise TournamentError(f"unknown format {format!r}; formats: {', '.join(Tournament.Format.values)}", "format")
-    tabled = format in (Tournament.Format.TABLE_ROUND_ROBIN, Tournament.Format.SWISS_TABLES)
+    tabled = format in TABLE_FORMATS
     if len(teams) > 2 and not tabled:
         raise TournamentError(f"{preset} is played by {len(teams)} sides: choose a table format (round robin of "
                               f"tables or Swiss tables)", "format")

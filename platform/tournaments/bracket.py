@@ -1,15 +1,14 @@
-"""A knockout tournament's rounds, from the bracket (tournaments.knockout) and the results stored so far."""
+"""A knockout tournament's rounds, from the bracket (tournaments.pairing.knockout) and the results stored so far."""
 
 from __future__ import annotations
 
-from tournaments.knockout import Knockout, Tie
 from tournaments.models import Pairing, Tournament
+from tournaments.pairing.knockout import Knockout, Tie
+from tournaments.queries import entrants
 
 
 def knockout_round(t: Tournament, number: int) -> list[Tie] | None:
     """The ties of round ``number`` in bracket order (byes included), or None after the final."""
-    from tournaments.running import entrants
-
     bracket = Knockout(entrants(t))
     if number == 1:
         return bracket.first_round()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from matches.hooks import MatchHook
 from matches.models import Match, Seat
-from tournaments import running, versiontests
+from tournaments import lifecycle, recording, versiontests
 
 
 class RecordTournamentMatch(MatchHook):
@@ -13,10 +13,10 @@ class RecordTournamentMatch(MatchHook):
     kinds = frozenset({Match.Kind.TOURNAMENT})
 
     def finished(self, match: Match, seats: list[Seat]) -> None:
-        running.record_tournament_match(match, seats)
+        recording.record_tournament_match(match, seats)
 
     def failed(self, match: Match) -> None:
-        running.replace_failed_match(match)
+        recording.replace_failed_match(match)
 
 
 class RecordVersionTestGame(MatchHook):
@@ -38,7 +38,7 @@ class MakeRoomForTournaments(MatchHook):
     kinds = frozenset({Match.Kind.VALIDATION, Match.Kind.LADDER, Match.Kind.CHALLENGE})
 
     def finished(self, match: Match, seats: list[Seat]) -> None:
-        running.make_room(match, seats)
+        lifecycle.make_room(match, seats)
 
     def failed(self, match: Match) -> None:
-        running.make_room(match)
+        lifecycle.make_room(match)

@@ -1,32 +1,39 @@
-"""Running a tournament: start (freeze versions, seed), pair a round, queue its matches, record results,
-advance, finish with standings and trophies. Every step is idempotent or one transaction; the beat job
+"""A tournament's lifecycle: start (freeze versions, seed), pair each round and queue its matches held,
+release them as workers free up, advance when a round is complete, finish with standings and trophies; and
+the host's pause, resume and cancel. Every step is idempotent or one transaction; the beat job
 ``tournaments.tasks.drive`` calls ``start_due`` and ``advance`` for every running tournament, so a lost
-message delays a tournament by one beat at most and never loses or doubles a result.
-
-A pairing is K duplicate sets (``deals``); its result is the pairing's match score: the first entrant's
-share of the sides it beat over all those matches (win above one half, draw at exactly one half). A forfeit
-(crash, timeout, illegal action) loses that match as the referee ranks it; an infrastructure failure is
-replayed with the same seed and seats, never scored.
+message delays a tournament by one beat at most and never loses or doubles a result. What a finished match
+does to its pairing or table is ``tournaments.recording``'s.
 """
 
 from __future__ import annotations
 
-import contextlib
+import logging
 
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from arena.games.seating import layout, side_scores
+from arena.games.seating import layout
 from arena.referee import TimeControl
 from bots.models import BotVersion
-from matches.actions import create_duplicate_set, create_match, publish_held
+from config.celery import app
+from config.enqueue import enqueue
+from matches.actions import cancel as cancel_match
+from matches.actions import create_duplicate_set, publish_held
 from matches.models import Match, Seat
 from ratings.models import Rating
-from tournaments import berger, knockout, swiss, tables
-from tournaments.models import Entry, Pairing, PairingSet, Round, Table, TableSet, Tournament, Trophy
-from tournaments.records import BYE_POINTS, Result
+from tournaments.bracket import knockout_round
+from tournaments.models import TABLE_FORMATS, Entry, Pairing, PairingSet, Round, Table, TableSet, Tournament, Trophy
+from tournaments.pairing import berger, swiss, tables
+from tournaments.pairing.records import BYE_POINTS
+from tournaments.queries import entrants, results, table_points, tournament_matches
+from tournaments.standings import standings
 
+log = logging.getLogger(__name__)
+
+# The task by name (tournaments.tasks imports this module): Celery resolves it to the registered task.
+ADVANCE = app.signature("tournaments.tasks.advance")
 # How a tournament shares the workers (docs/tournaments.md, "Matches"). Its matches are created held (in the
 # database, unpublished) and released one by one, inside a result's transaction or by the beat's drive:
 IN_FLIGHT = 8  # at most this many of one tournament's matches published at a time (in the broker or running)
@@ -37,7 +44,6 @@ SITE_SHARE = 0.2
 SHARE_WINDOW = 20
 SITE_KINDS = (Match.Kind.LADDER, Match.Kind.CHALLENGE)
 TROPHY_PLACES = 3
-TABLE_FORMATS = (Tournament.Format.TABLE_ROUND_ROBIN, Tournament.Format.SWISS_TABLES)
 SIT_OUT_SCORE = 0.5  # an entrant left over when the field does not fill whole tables: as if it drew
 
 
@@ -87,19 +93,6 @@ def start(tournament: Tournament) -> bool:
     return True
 
 
-def entrants(t: Tournament) -> list[int]:
-    return list(t.entries.filter(withdrawn="").order_by("seed").values_list("pk", flat=True))
-
-
-def results(t: Tournament) -> list[Result]:
-    found = []
-    for p in Pairing.objects.filter(round__tournament=t, score__isnull=False).select_related("round"):
-        found.append(Result(round=p.round.number, first=p.first_id, second=p.second_id, score=p.score,
-                            margin=p.margin) if p.second_id else
-                     Result(round=p.round.number, first=p.first_id, second=None, score=p.score))
-    return found
-
-
 def plan_round(t: Tournament, number: int):
     """The pairings of round ``number``, or None when the tournament is over."""
     field = entrants(t)
@@ -116,8 +109,6 @@ def plan_round(t: Tournament, number: int):
             return None
         return swiss.pair_round(field, results(t), total_rounds=t.rounds)
     if t.format == Tournament.Format.KNOCKOUT:
-        from tournaments.bracket import knockout_round
-
         return knockout_round(t, number)
     if t.format in TABLE_FORMATS:
         return _table_round(t, field, number)
@@ -137,14 +128,6 @@ def _table_round(t: Tournament, field: list[int], number: int) -> tables.TableRo
         previous.append(tables.TableRound(tuple(tuple(r.seating) for r in rows if not r.bye),
                                           tuple(r.seating[0] for r in rows if r.bye)))
     return tables.swiss_tables(field, size, table_points(t), previous)
-
-
-def table_points(t: Tournament) -> dict[int, float]:
-    points: dict[int, float] = {}
-    for row in Table.objects.filter(round__tournament=t, scores__isnull=False):
-        for entry, score in row.scores.items():
-            points[int(entry)] = points.get(int(entry), 0.0) + score
-    return points
 
 
 def _pair_tables(t: Tournament, rnd: Round, plan: tables.TableRound, version_rows: dict, versions: dict) -> None:
@@ -186,7 +169,7 @@ def _pair_next_round(t: Tournament) -> Round | None:
             continue
         row = Pairing.objects.create(round=rnd, board=board, first_id=first, second_id=second)
         for _ in range(t.deals):
-            _queue_set(t, row, [version_rows[versions[first]], version_rows[versions[second]]])
+            queue_set(t, row, [version_rows[versions[first]], version_rows[versions[second]]])
     release_held(t)
     if all(second is None for _, second in boards):
         rnd.finished = True
@@ -194,18 +177,11 @@ def _pair_next_round(t: Tournament) -> Round | None:
     return rnd
 
 
-def _queue_set(t: Tournament, pairing: Pairing, versions: list[BotVersion], tiebreak: bool = False) -> None:
+def queue_set(t: Tournament, pairing: Pairing, versions: list[BotVersion], tiebreak: bool = False) -> None:
     matches = create_duplicate_set(kind=Match.Kind.TOURNAMENT, preset=t.preset, overrides=t.overrides,
                                    versions=versions, time_control=TimeControl(**t.time_control) if t.time_control
                                    else None, held=True)  # until release_held publishes them
     PairingSet.objects.create(pairing=pairing, duplicate_set=matches[0].duplicate_set, tiebreak=tiebreak)
-
-
-def tournament_matches(t: Tournament):
-    sets = PairingSet.objects.filter(pairing__round__tournament=t).values("duplicate_set")
-    table_sets = TableSet.objects.filter(table__round__tournament=t).values("duplicate_set")
-    return Match.objects.filter(kind=Match.Kind.TOURNAMENT).filter(
-        Q(duplicate_set__in=sets) | Q(duplicate_set__in=table_sets))
 
 
 def release_held(t: Tournament) -> int:
@@ -236,7 +212,7 @@ def site_is_owed_a_worker() -> bool:
     return sum(kind in SITE_KINDS for kind in recent) < SITE_SHARE * len(recent)
 
 
-def _release_locked(tournament_id: int, *, wait: bool = True) -> int:
+def release_locked(tournament_id: int, *, wait: bool = True) -> int:
     """Lock a running tournament's row (or, not ``wait``ing, skip it when another transaction has it) and
     release what it has room for."""
     rows = Tournament.objects.select_for_update(skip_locked=not wait).filter(pk=tournament_id,
@@ -252,113 +228,13 @@ def make_room(match: Match, seats: list[Seat] | None = None) -> None:
     if match.kind == Match.Kind.TOURNAMENT:
         return
     for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", flat=True):
-        _release_locked(pk, wait=False)
+        release_locked(pk, wait=False)
 
 
-def _pairing_of(match: Match) -> Pairing | None:
-    link = PairingSet.objects.filter(duplicate_set=match.duplicate_set).first()
-    if link is None:
-        return None
-    rows = Pairing.objects.select_for_update(of=("self",))  # the pairing row only: its second may be a bye
-    return rows.select_related("round__tournament", "first", "second").get(pk=link.pairing_id)
-
-
-def record_tournament_match(match: Match, seats: list[Seat]) -> None:
-    """A finish hook (inside the match's result transaction): add the match to its pairing; decide the
-    pairing when all its matches are in; release the tournament's next held match; when the pairing is
-    decided, queue the tournament's next step after the commit."""
-    if match.kind != Match.Kind.TOURNAMENT:
-        return
-    pairing = _pairing_of(match)
-    if pairing is None:
-        _record_table_match(match, seats)
-        return
-    t = pairing.round.tournament
-    _, teams = layout(match.preset, match.overrides)
-    ranks = [s.rank for s in sorted(seats, key=lambda s: s.seat)]
-    scores = side_scores(ranks, teams)
-    side_of = {seat: side for side, team in enumerate(teams) for seat in team}
-    first_side = next(side_of[s.seat] for s in seats if s.version_id == pairing.first.version_id)
-    second_side = next(side_of[s.seat] for s in seats if s.version_id == pairing.second.version_id)
-    pairing.games += 1
-    pairing.games_first += scores[first_side]
-    points = match.result.get("points") or []
-    if points:
-        mine = points[teams[first_side][0]]
-        theirs = points[teams[second_side][0]]
-        lower_is_better = match.result.get("points_kind") == "penalty"
-        pairing.margin += (theirs - mine) if lower_is_better else (mine - theirs)
-    if _all_played(pairing):
-        decided = _decide(pairing, t)
-        if not decided:
-            pairing.tiebreak_sets += 1
-            _queue_set(t, pairing, [pairing.first.version, pairing.second.version], tiebreak=True)
-    pairing.save()
-    tournament_id = t.pk
-    _release_locked(tournament_id)  # the worker this match leaves may take the tournament's next one
-    if pairing.score is not None:  # the round may be complete: pair the next one now, not at the next beat
-        transaction.on_commit(lambda: _advance_later(tournament_id))
-
-
-def _record_table_match(match: Match, seats: list[Seat]) -> None:
-    link = TableSet.objects.filter(duplicate_set=match.duplicate_set).first()
-    if link is None:
-        return
-    table = Table.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=link.table_id)
-    _, teams = layout(match.preset, match.overrides)
-    scores = side_scores([s.rank for s in sorted(seats, key=lambda s: s.seat)], teams)
-    side_of = {seat: side for side, team in enumerate(teams) for seat in team}
-    version_of = dict(Entry.objects.filter(pk__in=table.seating).values_list("pk", "version_id"))
-    for entrant in table.seating:
-        side = next(side_of[s.seat] for s in seats if s.version_id == version_of[entrant])
-        table.totals[str(entrant)] = table.totals.get(str(entrant), 0.0) + scores[side]
-    table.games += 1
-    sets = TableSet.objects.filter(table=table).values("duplicate_set")
-    slots = Match.objects.filter(duplicate_set__in=sets).values("duplicate_set", "rotation").distinct().count()
-    done = (Match.objects.filter(duplicate_set__in=sets, status=Match.Status.FINISHED)
-            .values("duplicate_set", "rotation").distinct().count())
-    if slots == done:
-        table.scores = {e: total / table.games for e, total in table.totals.items()}
-    table.save()
-    tournament_id = table.round.tournament_id
-    _release_locked(tournament_id)
-    if table.scores is not None:
-        transaction.on_commit(lambda: _advance_later(tournament_id))
-
-
-def _all_played(pairing: Pairing) -> bool:
-    sets = PairingSet.objects.filter(pairing=pairing).values("duplicate_set")
-    slots = Match.objects.filter(duplicate_set__in=sets).values("duplicate_set", "rotation").distinct().count()
-    done = (Match.objects.filter(duplicate_set__in=sets, status=Match.Status.FINISHED)
-            .values("duplicate_set", "rotation").distinct().count())
-    return slots == done
-
-
-def _decide(pairing: Pairing, t: Tournament) -> bool:
-    half = pairing.games / 2
-    if pairing.games_first > half:
-        pairing.score = 1.0
-    elif pairing.games_first < half:
-        pairing.score = 0.0
-    elif t.format == Tournament.Format.KNOCKOUT and pairing.tiebreak_sets < MAX_TIEBREAK_SETS:
-        return False  # a knockout tie: another duplicate set decides it
-    elif t.format == Tournament.Format.KNOCKOUT and pairing.margin:
-        pairing.score = 1.0 if pairing.margin > 0 else 0.0  # still level: the duplicate point difference
-    elif t.format == Tournament.Format.KNOCKOUT:
-        pairing.score = 1.0 if pairing.first.seed < pairing.second.seed else 0.0  # then the higher seed
-    else:
-        pairing.score = 0.5
-    return True
-
-
-MAX_TIEBREAK_SETS = knockout.MAX_TIEBREAK_SETS
-
-
-def _advance_later(tournament_id: int) -> None:
-    from tournaments.tasks import advance
-
-    with contextlib.suppress(Exception):  # the broker is away: the beat job advances it anyway
-        advance.apply_async((tournament_id,), queue="maintenance")
+def advance_later(tournament_id: int) -> None:
+    """Ask a worker to advance the tournament now rather than at the next beat."""
+    enqueue(ADVANCE, (tournament_id,), queue="maintenance", what=f"ask to advance tournament {tournament_id}",
+            fallback="the beat's drive advances it", logger=log)
 
 
 def advance(tournament_id: int) -> str:
@@ -380,27 +256,7 @@ def advance(tournament_id: int) -> str:
         return "advanced"
 
 
-def replace_failed_match(match: Match) -> None:
-    """A failure hook: a tournament match that could not be played (infrastructure, every attempt) is
-    played again with the same deal and seats; it is never scored as a loss."""
-    if match.kind != Match.Kind.TOURNAMENT:
-        return
-    tournament_id = (PairingSet.objects.filter(duplicate_set=match.duplicate_set)
-                     .values_list("pairing__round__tournament_id", flat=True).first()
-                     or TableSet.objects.filter(duplicate_set=match.duplicate_set)
-                     .values_list("table__round__tournament_id", flat=True).first())
-    if tournament_id is None:
-        return
-    seats = [s.version for s in match.seats.select_related("version").order_by("seat")]
-    create_match(kind=Match.Kind.TOURNAMENT, preset=match.preset, overrides=match.overrides, seat_versions=seats,
-                 base_seed=match.base_seed, duplicate_set=match.duplicate_set, rotation=match.rotation,
-                 time_control=TimeControl(**match.time_control), held=True)
-    _release_locked(tournament_id)
-
-
 def finish(t: Tournament) -> None:
-    from tournaments.standings import standings
-
     table = standings(t)
     t.status, t.finished = Tournament.Status.FINISHED, timezone.now()
     t.save(update_fields=["status", "finished"])
@@ -421,12 +277,10 @@ def resume(t: Tournament) -> None:
         status=Tournament.Status.RUNNING)
     if not updated:
         raise TournamentError(f"only a paused tournament can be resumed; this one is {t.status}")
-    _advance_later(t.pk)
+    advance_later(t.pk)
 
 
 def cancel(t: Tournament, reason: str = "cancelled by the host") -> None:
-    from matches.actions import cancel as cancel_match
-
     with transaction.atomic():
         updated = Tournament.objects.filter(pk=t.pk, status__in=[Tournament.Status.OPEN, Tournament.Status.RUNNING,
                                                                   Tournament.Status.PAUSED]).update(

@@ -66,6 +66,10 @@ class Tournament(models.Model):
         super().save(*args, **kwargs)
 
 
+# The formats for presets of 3–6 sides: tables (Table rows) instead of one-to-one pairings (Pairing rows).
+TABLE_FORMATS = (Tournament.Format.TABLE_ROUND_ROBIN, Tournament.Format.SWISS_TABLES)
+
+
 class Entry(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
     bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="entries")

@@ -1,11 +1,13 @@
-"""Read-only queries of tournaments, shared by the API and the pages."""
+"""Read-only queries of tournaments, shared by the API, the pages, the standings and the lifecycle."""
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
-from tournaments.models import Tournament
+from matches.models import Match
+from tournaments.models import Pairing, PairingSet, Table, TableSet, Tournament
+from tournaments.pairing.records import Result
 
 
 def tournament_queryset():
@@ -18,3 +20,31 @@ def access_tournament(pk: int) -> Tournament:
     if t is None:
         raise Http404("no such tournament")
     return t
+
+
+def entrants(t: Tournament) -> list[int]:
+    return list(t.entries.filter(withdrawn="").order_by("seed").values_list("pk", flat=True))
+
+
+def results(t: Tournament) -> list[Result]:
+    found = []
+    for p in Pairing.objects.filter(round__tournament=t, score__isnull=False).select_related("round"):
+        found.append(Result(round=p.round.number, first=p.first_id, second=p.second_id, score=p.score,
+                            margin=p.margin) if p.second_id else
+                     Result(round=p.round.number, first=p.first_id, second=None, score=p.score))
+    return found
+
+
+def table_points(t: Tournament) -> dict[int, float]:
+    points: dict[int, float] = {}
+    for row in Table.objects.filter(round__tournament=t, scores__isnull=False):
+        for entry, score in row.scores.items():
+            points[int(entry)] = points.get(int(entry), 0.0) + score
+    return points
+
+
+def tournament_matches(t: Tournament) -> QuerySet[Match]:
+    sets = PairingSet.objects.filter(pairing__round__tournament=t).values("duplicate_set")
+    table_sets = TableSet.objects.filter(table__round__tournament=t).values("duplicate_set")
+    return Match.objects.filter(kind=Match.Kind.TOURNAMENT).filter(
+        Q(duplicate_set__in=sets) | Q(duplicate_set__in=table_sets))

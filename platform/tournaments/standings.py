@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from tournaments import tiebreaks
-from tournaments.models import Entry, Pairing, Table, Tournament
-from tournaments.running import TABLE_FORMATS
+from tournaments.models import TABLE_FORMATS, Entry, Pairing, Table, Tournament
+from tournaments.pairing import tiebreaks
+from tournaments.queries import entrants, results
 
 
 def standings(t: Tournament) -> list[dict]:
     """Best first: points, then Buchholz, Sonneborn–Berger, head-to-head, duplicate point difference."""
-    from tournaments.running import entrants, results
-
     field = entrants(t)
     if not field:
         return []
@@ -66,8 +64,6 @@ def _knockout_order(t: Tournament, table: list) -> list:
 def crosstable(t: Tournament) -> dict:
     """Rows and columns by place: the match points each entrant scored against each other (pairings only;
     tables have no one-to-one results)."""
-    from tournaments.running import entrants, results
-
     if t.format in TABLE_FORMATS:
         return {"order": [row["entry"] for row in standings(t)], "cells": {}}
     order = [row["entry"] for row in standings(t)]

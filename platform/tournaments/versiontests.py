@@ -16,8 +16,8 @@ from arena.referee import TimeControl
 from bots.models import BotVersion
 from matches.actions import create_duplicate_set, create_match
 from matches.models import Match, Seat
-from tournaments import sprt
 from tournaments.models import TestSet, VersionTest
+from tournaments.pairing import sprt
 
 
 class VersionTestError(ValueError):

@@ -15,9 +15,9 @@ from bots.models import Bot
 from matches.time_controls import BOUNDS, STANDARD, TimeControlError, check_time_control
 from tournaments import standings as tables
 from tournaments.actions import do_create_tournament, do_host_action, do_join
-from tournaments.models import Tournament
+from tournaments.lifecycle import TournamentError
+from tournaments.models import TABLE_FORMATS, Tournament
 from tournaments.queries import access_tournament, tournament_queryset
-from tournaments.running import TABLE_FORMATS, TournamentError
 from web.charts import bracket
 
 

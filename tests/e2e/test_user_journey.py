@@ -57,7 +57,7 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
     from ladder.matchmaking import fill_ladder
     from matches.models import Match
     from ratings.actions import refit_preset
-    from tournaments import running
+    from tournaments import lifecycle
     from tournaments.models import Entry, Tournament
 
     site = live_server.url
@@ -145,7 +145,7 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
     page.click("text=Start now")
 
     def finished() -> bool:
-        running.drive()  # the beat job
+        lifecycle.drive()  # the beat job
         return Tournament.objects.get(pk=tournament.pk).status == "finished"
 
     wait_for(finished, 240, "the tournament")

@@ -78,18 +78,18 @@ def test_it_lists_bots_in_a_fixed_number_of_queries(client, house_bots, django_a
 
 def test_it_shows_a_finished_tournament_with_standings_crosstable_and_trophies(client, alice, as_user, house_bots):
     from tests.platform.test_tournaments_platform import host_tournament, run_to_the_end
-    from tournaments import running
+    from tournaments import lifecycle
     from tournaments.models import Tournament
 
     field = ["greedy-bura", "greedy-p75-bura", "greedy-p25-bura", "random-bura"]
     pk = host_tournament(alice, as_user, field, name="Page Cup")
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     run_to_the_end(pk)
     html = client.get(f"/tournaments/{pk}/").content.decode()
     assert "Standings" in html and "Crosstable" in html and "Round 3" in html
     assert client.get("/tournaments/").status_code == 200
     knockout = host_tournament(alice, as_user, field, name="Page KO", format="knockout")
-    running.start(Tournament.objects.get(pk=knockout))
+    lifecycle.start(Tournament.objects.get(pk=knockout))
     run_to_the_end(knockout)
     assert 'class="chart bracket"' in client.get(f"/tournaments/{knockout}/").content.decode()
 
@@ -114,12 +114,12 @@ def test_it_reports_health_for_load_balancers(client, db):
 def test_it_shows_a_table_tournament(client, alice, as_user, house_bots):
     from bots.models import Bot
     from tests.platform.test_tournaments_platform import host_tournament, run_to_the_end
-    from tournaments import running
+    from tournaments import lifecycle
     from tournaments.models import Tournament
 
     names = [b.name for b in Bot.objects.filter(game="bura").order_by("name")][:4]
     pk = host_tournament(alice, as_user, names, preset="bura-3p", format="table_round_robin", name="Page Tables")
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     run_to_the_end(pk)
     html = client.get(f"/tournaments/{pk}/").content.decode()
     assert "Tables won" in html and "sits this round out" in html and "Crosstable" not in html

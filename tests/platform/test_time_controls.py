@@ -72,7 +72,7 @@ def test_it_refuses_an_out_of_range_move_time_on_the_tournament_page_naming_the_
 
 def test_it_refuses_it_in_the_action_every_way_in_shares(alice, house_bots):
     from tournaments.actions import do_create_tournament
-    from tournaments.running import TournamentError
+    from tournaments.lifecycle import TournamentError
 
     with pytest.raises(TournamentError, match="move_ms must be from 50 to 60,000 ms") as caught:
         do_create_tournament(alice, name="Direct", preset="bura", format="round_robin", rounds=None, deals=1,

@@ -17,7 +17,7 @@ from matches import actions
 from matches.models import Match
 from tests.platform.test_tournaments_platform import SHORT, host_tournament
 from tests.platform.test_worker_e2e import workers  # noqa: F401  (the fixture: real workers on Redis)
-from tournaments import running
+from tournaments import lifecycle, queries
 from tournaments.models import Tournament
 
 FIELD = ["greedy-bura", "greedy-p75-bura", "greedy-p25-bura", "random-bura"]
@@ -47,13 +47,13 @@ def in_broker(broker: redis.Redis, queue: str) -> int:
 
 
 def out_of(t: Tournament):
-    return running.tournament_matches(t).filter(status__in=["queued", "running"], published_at__isnull=False)
+    return queries.tournament_matches(t).filter(status__in=["queued", "running"], published_at__isnull=False)
 
 
 def start(alice, as_user, **fields) -> Tournament:
     pk = host_tournament(alice, as_user, fields.pop("names", FIELD), **fields)
     t = Tournament.objects.get(pk=pk)
-    running.start(t)
+    lifecycle.start(t)
     return Tournament.objects.get(pk=pk)
 
 
@@ -63,16 +63,16 @@ def test_it_publishes_a_round_a_few_matches_at_a_time(alice, as_user, house_bots
     commit; released by hand afterwards, they were in the broker already."""
     with django_capture_on_commit_callbacks(execute=True):
         t = start(alice, as_user, deals=3)
-    round_one = running.tournament_matches(t)
+    round_one = queries.tournament_matches(t)
     assert round_one.count() == 12
-    assert len(sent) == 1  # running.WAITING: the rest wait in the database
+    assert len(sent) == 1  # lifecycle.WAITING: the rest wait in the database
     for _ in range(20):  # eight workers take what is published; the beat's drive releases the next
         for match_id in sent:
             actions.claim(match_id, f"worker-{match_id}")
         with django_capture_on_commit_callbacks(execute=True):
-            running.advance(t.pk)
-        assert out_of(t).count() <= running.IN_FLIGHT
-    assert len(sent) == len(set(sent)) == running.IN_FLIGHT == 8
+            lifecycle.advance(t.pk)
+        assert out_of(t).count() <= lifecycle.IN_FLIGHT
+    assert len(sent) == len(set(sent)) == lifecycle.IN_FLIGHT == 8
     assert out_of(t).filter(status="running").count() == 8
     with django_capture_on_commit_callbacks(execute=True):  # a result frees a worker: the next one goes
         finish(sent[0], f"worker-{sent[0]}")
@@ -89,7 +89,7 @@ def test_it_never_republishes_a_held_match(alice, as_user, house_bots, sent, mon
     with django_capture_on_commit_callbacks(execute=True):
         actions.republish_lost()
     assert sent == [sent[0], sent[0]]  # the published one again (its message may be lost); no held one
-    assert running.tournament_matches(t).filter(published_at__isnull=True).count() == 11
+    assert queries.tournament_matches(t).filter(published_at__isnull=True).count() == 11
 
 
 def test_it_leaves_the_next_worker_to_a_waiting_validation(alice, bob, as_user, house_bots, bura_bot, sent,
@@ -106,7 +106,7 @@ def test_it_leaves_the_next_worker_to_a_waiting_validation(alice, bob, as_user, 
         version = do_upload_version(bura_bot, check_upload("main.py", python_bot()))
     assert sent == [first, version.validation_match_id]
     with django_capture_on_commit_callbacks(execute=True):  # the beat's drive, and a tournament result
-        running.advance(t.pk)
+        lifecycle.advance(t.pk)
         finish(first, "worker-1")
     assert sent == [first, version.validation_match_id]  # the free worker takes the validation
     actions.claim(version.validation_match_id, "worker-1")
@@ -141,7 +141,7 @@ def test_it_leaves_the_ladder_its_share_of_the_workers(alice, as_user, house_bot
         played.append(tournament()[len(played) + 1])  # share of the last finished matches falls below a fifth
         play(played[-1])
     assert len(played) == 4  # 1 ladder match of the last 5 finished (the first tournament match aside): 20%
-    assert running.SITE_SHARE >= 0.1  # the ladder keeps at least a tenth
+    assert lifecycle.SITE_SHARE >= 0.1  # the ladder keeps at least a tenth
 
 
 def test_a_failed_match_is_replayed_inside_the_limit(alice, as_user, house_bots, sent, settings,
@@ -153,12 +153,12 @@ def test_a_failed_match_is_replayed_inside_the_limit(alice, as_user, house_bots,
         for match_id in sent:
             actions.claim(match_id, f"worker-{match_id}")
         with django_capture_on_commit_callbacks(execute=True):
-            running.advance(t.pk)
+            lifecycle.advance(t.pk)
     assert out_of(t).count() == 8
     with django_capture_on_commit_callbacks(execute=True):  # infrastructure, after its last attempt
         assert actions.release(sent[0], f"worker-{sent[0]}", "the machine broke")
-    assert running.tournament_matches(t).filter(status="failed").count() == 1
-    assert running.tournament_matches(t).count() == 13  # its replay, same deal, held like the rest
+    assert queries.tournament_matches(t).filter(status="failed").count() == 1
+    assert queries.tournament_matches(t).count() == 13  # its replay, same deal, held like the rest
     assert out_of(t).count() == 8 and len(sent) == 9
 
 
@@ -182,30 +182,30 @@ def test_a_big_tournament_on_a_real_worker_keeps_8_out_and_leaves_room_for_the_s
     pair = [house_version("bura", "greedy"), house_version("bura", "random")]
     workers("w1")
     began = timezone.now()
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     t = Tournament.objects.get(pk=pk)
     peak, validation, ticks = 0, None, 0
     deadline = time.monotonic() + 75
     while time.monotonic() < deadline and Tournament.objects.get(pk=pk).status == "running":
         waiting = in_broker(broker, "tournament")
-        playing = running.tournament_matches(t).filter(status="running").count()
+        playing = queries.tournament_matches(t).filter(status="running").count()
         peak = max(peak, waiting + playing)
         ticks += 1
         if ticks % 20 == 0:  # the beat, about every second: drive the tournament, keep the ladder's queue
-            running.drive()
+            lifecycle.drive()
             if Match.objects.filter(kind="ladder", status="queued").count() < 2:
                 actions.create_duplicate_set(kind="ladder", preset="bura", overrides=SHORT, ranked=True,
                                              versions=pair)
         # Uploaded once the tournament is well under way (a count of ticks was a time: on an idle machine the
         # whole tournament could end before it).
-        if validation is None and running.tournament_matches(t).filter(status="finished").count() >= 10:
+        if validation is None and queries.tournament_matches(t).filter(status="finished").count() >= 10:
             validation = do_upload_version(bura_bot, check_upload("main.py", python_bot())).validation_match_id
         time.sleep(0.05)
     assert validation is not None, "the tournament ended before the validation was uploaded"
-    assert peak <= running.IN_FLIGHT, f"{peak} of the tournament's matches were out at once"
+    assert peak <= lifecycle.IN_FLIGHT, f"{peak} of the tournament's matches were out at once"
     checked = Match.objects.get(pk=validation)
     assert checked.started, "the validation never started"
-    ahead = running.tournament_matches(t).filter(started__gt=checked.created, started__lt=checked.started).count()
+    ahead = queries.tournament_matches(t).filter(started__gt=checked.created, started__lt=checked.started).count()
     assert ahead <= 2, f"the validation waited for {ahead} tournament matches"
     window = Match.objects.filter(status="finished", finished__gte=began)
     ladder, total = window.filter(kind="ladder").count(), window.count()

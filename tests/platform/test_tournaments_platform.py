@@ -12,7 +12,7 @@ from bots.actions import do_create_bot, house_version
 from bots.models import Bot, BotVersion
 from matches.models import Match
 from matches.tasks import play_match
-from tournaments import running
+from tournaments import lifecycle, queries
 from tournaments.models import Pairing, Tournament, Trophy, VersionTest
 from tournaments.versiontests import do_start_test
 
@@ -37,10 +37,10 @@ def run_to_the_end(pk: int, limit: int = 400) -> Tournament:
         t = Tournament.objects.get(pk=pk)
         if t.status != Tournament.Status.RUNNING:
             return t
-        queued = list(running.tournament_matches(t).filter(status="queued").values_list("pk", flat=True))
+        queued = list(queries.tournament_matches(t).filter(status="queued").values_list("pk", flat=True))
         for match_id in queued:
             assert play_match(match_id) == "finished"
-        running.advance(pk)
+        lifecycle.advance(pk)
     raise AssertionError("the tournament did not finish")
 
 
@@ -75,19 +75,19 @@ def test_it_freezes_the_version_at_the_start(alice, as_user, bura_bot, upload, f
     v1 = BotVersion.objects.get(bot=bura_bot, number=1)
     assert play_match(v1.validation_match_id) == "finished"
     pk = host_tournament(alice, as_user, [bura_bot.name, "random-bura"])
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     v2_answer = upload(alice, bura_bot.name, "main.py", python_bot() + b"\n# v2\n")
     assert play_match(BotVersion.objects.get(bot=bura_bot, number=2).validation_match_id) == "finished"
     assert v2_answer.status_code == 201
     t = run_to_the_end(pk)
-    played = {s.version_id for m in running.tournament_matches(t) for s in m.seats.all()}
+    played = {s.version_id for m in queries.tournament_matches(t) for s in m.seats.all()}
     assert v1.pk in played and BotVersion.objects.get(bot=bura_bot, number=2).pk not in played
 
 
 def test_it_seeds_a_knockout_gives_byes_and_finishes(alice, as_user, house_bots):
     names = [b.name for b in Bot.objects.filter(game="bura").order_by("name")][:5]
     pk = host_tournament(alice, as_user, names, format="knockout", name="KO")
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     first = list(Pairing.objects.filter(round__tournament_id=pk, round__number=1).order_by("board"))
     assert len(first) == 4 and sum(p.is_bye for p in first) == 3  # 5 entrants in a bracket of 8
     assert first[0].first.seed == 1 and first[0].is_bye
@@ -100,7 +100,7 @@ def test_it_seeds_a_knockout_gives_byes_and_finishes(alice, as_user, house_bots)
 def test_it_pairs_swiss_rounds_without_rematches(alice, as_user, house_bots):
     names = [b.name for b in Bot.objects.filter(game="bura").order_by("name")][:6]
     pk = host_tournament(alice, as_user, names, format="swiss", rounds=3, name="Swiss")
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     t = run_to_the_end(pk)
     met = [frozenset((p.first_id, p.second_id)) for p in Pairing.objects.filter(round__tournament=t)
            if p.second_id]
@@ -133,10 +133,10 @@ def test_it_refuses_a_bad_entry_with_a_clear_error(alice, bob, as_user, house_bo
 
 def test_it_cancels_a_start_with_too_few_entrants(alice, as_user, house_bots):
     pk = host_tournament(alice, as_user, ["greedy-bura"], name="Lonely")
-    running.start_due()  # not due yet
+    lifecycle.start_due()  # not due yet
     assert Tournament.objects.get(pk=pk).status == "open"
     Tournament.objects.filter(pk=pk).update(starts_at=timezone.now() - timedelta(seconds=1))
-    running.start_due()
+    lifecycle.start_due()
     t = Tournament.objects.get(pk=pk)
     assert t.status == "cancelled" and "at least 2 are needed" in t.note
 
@@ -160,11 +160,11 @@ def test_only_the_host_controls_a_tournament(alice, bob, as_user, field):
     client = as_user(alice)
     assert client.post(f"/api/v1/tournaments/{pk}/start/").json()["status"] == "running"
     assert client.post(f"/api/v1/tournaments/{pk}/pause/").json()["status"] == "paused"
-    assert running.advance(pk) == "paused"
+    assert lifecycle.advance(pk) == "paused"
     assert client.post(f"/api/v1/tournaments/{pk}/resume/").json()["status"] == "running"
     cancelled = client.post(f"/api/v1/tournaments/{pk}/cancel/").json()
     assert cancelled["status"] == "cancelled"
-    assert not running.tournament_matches(Tournament.objects.get(pk=pk)).filter(status="queued").exists()
+    assert not queries.tournament_matches(Tournament.objects.get(pk=pk)).filter(status="queued").exists()
 
 
 def test_a_version_test_stops_when_the_sprt_decides(alice, house_bots):
@@ -196,7 +196,7 @@ def test_it_runs_tables_for_a_three_seat_preset(alice, as_user, house_bots, api,
     names = [b.name for b in Bot.objects.filter(game="bura").order_by("name")][:7]  # two tables and one sits out
     extra = {"rounds": rounds} if rounds else {}
     pk = host_tournament(alice, as_user, names, preset="bura-3p", format=fmt, name=f"Tables {fmt}", **extra)
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     t = run_to_the_end(pk)
     assert t.status == "finished"
     tables = list(Table.objects.filter(round__tournament=t))

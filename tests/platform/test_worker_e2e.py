@@ -179,7 +179,7 @@ def test_it_refuses_to_start_a_worker_that_cannot_run_the_sandbox(workers, alice
 def test_it_runs_a_tournament_and_a_version_test_to_the_end_on_a_real_worker(workers, alice, as_user):
     from bots.actions import ensure_house_bots
     from tests.platform.test_tournaments_platform import host_tournament
-    from tournaments import running
+    from tournaments import lifecycle
     from tournaments.models import Tournament, VersionTest
     from tournaments.versiontests import do_start_test
 
@@ -192,11 +192,11 @@ def test_it_runs_a_tournament_and_a_version_test_to_the_end_on_a_real_worker(wor
     twin = BotVersion.objects.create(bot=bot, number=2, builtin="random", runtime="builtin", status="ready")
     test = do_start_test(alice, strong, twin, "bura", elo0=0, elo1=200, alpha=0.1, beta=0.1, parallel=2,
                          max_pairs=200)
-    running.start(Tournament.objects.get(pk=pk))
+    lifecycle.start(Tournament.objects.get(pk=pk))
     workers("w1")
 
     def done() -> bool:
-        running.drive()  # what the beat job does every 15 s
+        lifecycle.drive()  # what the beat job does every 15 s
         return (Tournament.objects.get(pk=pk).status == "finished"
                 and VersionTest.objects.get(pk=test.pk).status != "running")
 

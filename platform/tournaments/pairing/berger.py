@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tournaments.records import EntrantId, Pairing, Round, check_entrants
+from tournaments.pairing.records import EntrantId, Pairing, Round, check_entrants
 
 
 def berger_numbers(n: int) -> list[list[tuple[int, int]]]:

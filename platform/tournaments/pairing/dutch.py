@@ -12,7 +12,7 @@ from py4swiss.trf.codes import PlayerCode
 from py4swiss.trf.results import ColorToken, ResultToken, RoundResult
 from py4swiss.trf.sections import PlayerSection, XSection
 
-from tournaments.records import EntrantId, History, Pairing, Result, Round, SwissPairingError
+from tournaments.pairing.records import EntrantId, History, Pairing, Result, Round, SwissPairingError
 
 _PLAYED = {1.0: ResultToken.WIN, 0.5: ResultToken.DRAW, 0.0: ResultToken.LOSS}
 _BYE = {1.0: ResultToken.PAIRING_ALLOCATED_BYE, 0.5: ResultToken.HALF_POINT_BYE, 0.0: ResultToken.ZERO_POINT_BYE}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tournaments.records import EntrantId, Pairing, Result, check_entrants
+from tournaments.pairing.records import EntrantId, Pairing, Result, check_entrants
 
 MAX_TIEBREAK_SETS = 3
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from tournaments.records import EntrantId, History, Result, Round, SwissPairingError, check_entrants, fold
-from tournaments.seats import SeatPreference, seat_preference
-from tournaments.weighted import weighted_round
+from tournaments.pairing.records import EntrantId, History, Result, Round, SwissPairingError, check_entrants, fold
+from tournaments.pairing.seats import SeatPreference, seat_preference
+from tournaments.pairing.weighted import weighted_round
 
 #: Largest field paired by the FIDE Dutch engine under "auto"; above it the weighted engine takes over.
 DUTCH_LIMIT = 64
@@ -60,7 +60,7 @@ def pair_round(
         raise ValueError(f"round {next_round} is beyond the planned {total_rounds} rounds")
     if engine == "weighted" or (engine == "auto" and len(present) > DUTCH_LIMIT):
         return weighted_round(rank_order(present, history), history)
-    from tournaments.dutch import dutch_round
+    from tournaments.pairing.dutch import dutch_round
 
     try:
         dutch = dutch_round(listed, results, history, away)

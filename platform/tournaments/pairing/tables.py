@@ -27,7 +27,7 @@ from itertools import combinations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from tournaments.records import EntrantId, check_entrants
+from tournaments.pairing.records import EntrantId, check_entrants
 
 MIN_SIDES, MAX_SIDES = 2, 6
 

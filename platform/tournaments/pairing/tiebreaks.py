@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from tournaments.records import EntrantId, Result, check_entrants
+from tournaments.pairing.records import EntrantId, Result, check_entrants
 
 ORDER = ("points", "buchholz", "sonneborn_berger", "head_to_head", "point_difference")
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tournaments.matching import max_weight_matching
-from tournaments.records import EntrantId, History, Pairing, Round, SwissPairingError
-from tournaments.seats import ABSOLUTE, orient, seat_preference
+from tournaments.pairing.matching import max_weight_matching
+from tournaments.pairing.records import EntrantId, History, Pairing, Round, SwissPairingError
+from tournaments.pairing.seats import ABSOLUTE, orient, seat_preference
 
 BLOCK = 96
 

@@ -5,8 +5,8 @@ from itertools import combinations, pairwise
 
 import pytest
 
-from tournaments.berger import berger_numbers, gauntlet, round_robin
-from tournaments.records import Pairing
+from tournaments.pairing.berger import berger_numbers, gauntlet, round_robin
+from tournaments.pairing.records import Pairing
 
 PUBLISHED = {
     4: """1-4 2-3 | 4-3 1-2 | 2-4 3-1""",

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments.knockout import Decision, Knockout, Tie, bracket_order
-from tournaments.records import Pairing, Result
+from tournaments.pairing.knockout import Decision, Knockout, Tie, bracket_order
+from tournaments.pairing.records import Pairing, Result
 
 
 def test_bracket_order_is_the_standard_seeding():

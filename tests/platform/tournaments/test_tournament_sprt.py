@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from tournaments.sprt import CONTINUE, H0, H1, bounds, llr, pentanomial, sprt
+from tournaments.pairing.sprt import CONTINUE, H0, H1, bounds, llr, pentanomial, sprt
 
 FASTCHESS = [
     # (results, elo0, elo1, model, expected LLR)

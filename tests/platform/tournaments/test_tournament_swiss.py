@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from tournaments.records import Result, SwissPairingError, bye, fold
-from tournaments.seats import ABSOLUTE, seat_preference
-from tournaments.swiss import pair_round, rank_order
+from tournaments.pairing.records import Result, SwissPairingError, bye, fold
+from tournaments.pairing.seats import ABSOLUTE, seat_preference
+from tournaments.pairing.swiss import pair_round, rank_order
 
 SCORES = st.sampled_from([0.0, 0.5, 1.0])
 

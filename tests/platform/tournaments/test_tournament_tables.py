@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pytest
 
-from tournaments.tables import TableRound, seat_map, sides_per_table, swiss_tables, table_round_robin
+from tournaments.pairing.tables import TableRound, seat_map, sides_per_table, swiss_tables, table_round_robin
 
 
 def meetings(schedule, n):

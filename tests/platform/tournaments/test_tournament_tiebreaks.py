@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments.records import Result, bye
-from tournaments.tiebreaks import crosstable, standings
+from tournaments.pairing.records import Result, bye
+from tournaments.pairing.tiebreaks import crosstable, standings
 
 
 def table(rows):
