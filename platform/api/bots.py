@@ -30,12 +30,18 @@ class VersionSerializer(serializers.ModelSerializer):
     bot = serializers.CharField(source="bot.name", read_only=True)
     validation_match = serializers.IntegerField(source="validation_match_id", read_only=True, allow_null=True)
     reason = serializers.SerializerMethodField(help_text="why validation rejected it (its owner only)")
+    validation_status = serializers.SerializerMethodField(
+        help_text="its validation match's status (queued, running, finished, failed); null for a house bot")
 
     class Meta:
         model = BotVersion
         fields = ["bot", "number", "status", "retired", "runtime", "size", "filename", "sha256", "builtin",
-                  "created", "validated_at", "validation_match", "reason"]
+                  "created", "validated_at", "validation_match", "validation_status", "reason"]
         read_only_fields = fields
+
+    def get_validation_status(self, version: BotVersion) -> str | None:
+        match = version.validation_match
+        return match.status if match is not None else None
 
     def get_reason(self, version: BotVersion) -> str | None:
         request = self.context.get("request")

@@ -50,9 +50,18 @@ def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
 
 
 def validation_links() -> Prefetch:
-    """For a queryset of versions: each one's validation match (its id only), in one query for them all, so
-    ``version.validation_match_id`` reads the prefetched row."""
-    return Prefetch("validation_matches", queryset=Match.objects.only("pk", "validates_id"))
+    """For a queryset of versions: each one's validation match (its id and status), in one query for them all,
+    so ``version.validation_match_id`` reads the prefetched row."""
+    return Prefetch("validation_matches", queryset=Match.objects.only("pk", "validates_id", "status"))
+
+
+def validation_stage(version: BotVersion) -> str:
+    """pending (its validation match waits for a worker), playing (the match is being played), ready or
+    rejected; reads the match ``validation_links`` prefetched."""
+    match = version.validation_match
+    if version.status == BotVersion.Status.PENDING and match is not None and match.status == Match.Status.RUNNING:
+        return "playing"
+    return version.status
 
 
 def _validation_seats(preset: str, overrides: dict, version: BotVersion, opponent: BotVersion) -> list[BotVersion]:

@@ -20,14 +20,14 @@ from arena.games import GAME_MODULES, all_presets
 from arena.games.options import describe
 from bots.access import access_bot, can_see_private
 from bots.actions import do_create_bot, do_update_bot
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from bots.upload import check_upload, max_upload_bytes, read_limited
 from config.api import error_body
 from config.errors import ActionError
 from matches.access import detail_visible
 from matches.models import Match, Seat
 from matches.reproduce import bot_arguments, reproduce_command
-from matches.validation import do_upload_version, validation_links
+from matches.validation import do_upload_version, validation_links, validation_stage
 from ratings.actions import leaderboard
 from ratings.models import Rating, RatingSnapshot
 from ratings.queries import head_to_head
@@ -151,7 +151,7 @@ def bot_new(request):
                 transaction.set_rollback(True)
                 bot = None
         if bot is not None:
-            messages.success(request, "Uploaded. Your bot is playing its validation match now.")
+            messages.success(request, "Uploaded. Its validation match is queued; the status below follows it.")
             return redirect("bot", name=bot.name)
         limits.give_back(limits.bot_creations(), request.user.pk, spent)  # no bot was made
     return render(request, "web/bot_new.html", {"form": form})
@@ -182,9 +182,12 @@ def bot_detail(request, name: str):
                 refused = err
             else:
                 if _store_upload(request, bot, form.cleaned_data["file"], form):
-                    messages.success(request, "Uploaded. The new version is playing its validation match now.")
+                    messages.success(request, "Uploaded. The new version's validation match is queued; "
+                                              "the status below follows it.")
                     return redirect("bot", name=bot.name)
     versions = list(bot.versions.prefetch_related(validation_links()).order_by("-number")[:50])
+    for version in versions:
+        version.stage = validation_stage(version)
     matches = recent_matches(Match.objects.filter(seats__version__bot=bot).distinct(), RECENT, request.user)
     ratings = list(Rating.objects.filter(bot=bot, version_id=bot.current_version_id).order_by("preset"))
     histories = []
@@ -196,7 +199,8 @@ def bot_detail(request, name: str):
     trophies = list(Trophy.objects.filter(bot=bot).select_related("tournament")
                     .order_by("-tournament__finished", "place")[:50])
     context = {"bot": bot, "versions": versions, "matches": matches, "ratings": ratings, "histories": histories,
-               "trophies": trophies, "challenge": challenge or challenge_views.challenge_form(request, bot),
+               "trophies": trophies, "live_versions": any(v.status == BotVersion.Status.PENDING for v in versions),
+               "challenge": challenge or challenge_views.challenge_form(request, bot),
                "opponents": head_to_head_table(bot), "owner_view": can_see_private(request.user, bot),
                "can_upload": owner_view, "form": form}
     if refused is not None:

@@ -114,3 +114,23 @@ def test_a_refused_challenge_says_why_beside_the_field(client, alice, ready_bura
     client.logout()
     assert client.post("/bots/greedy-bura/", {"challenge": "1", "bot": "alice-bura", "preset": "bura"}).status_code \
         == 404
+
+
+def test_the_versions_api_and_the_bot_page_say_pending_playing_ready(client, alice, bura_bot, upload):
+    from tests.platform.conftest import python_bot
+
+    assert upload(alice, "alice-bura", "main.py", python_bot()).status_code == 201
+    match = Match.objects.get(kind="validation", validates__bot=bura_bot)
+    client.force_login(alice)
+    [version] = client.get("/api/v1/bots/alice-bura/versions/").json()
+    assert version["status"] == "pending" and version["validation_status"] == match.status == "queued"
+    html = client.get("/bots/alice-bura/").content.decode()
+    assert 'data-poll-versions="/api/v1/bots/alice-bura/versions/"' in html and "web/live.js" in html
+    assert 'class="version-status status-pending">pending<' in html
+    Match.objects.filter(pk=match.pk).update(status="running")
+    assert client.get("/api/v1/bots/alice-bura/versions/").json()[0]["validation_status"] == "running"
+    assert 'class="version-status status-playing">playing<' in client.get("/bots/alice-bura/").content.decode()
+    bura_bot.versions.update(status="rejected", reason="it crashed")
+    html = client.get("/bots/alice-bura/").content.decode()
+    assert "data-poll-versions" not in html and "web/live.js" not in html  # nothing left to follow
+    assert 'status-rejected">rejected<' in html and "it crashed" in html

@@ -47,6 +47,7 @@
         var note = document.getElementById("versions-live");
         if (note) note.textContent = waiting ? "Updating as the validation goes…" : "";
         if (waiting) setTimeout(tick, PERIOD_MS);
+        else table.setAttribute("data-live", "done");  // nothing pending: no more polls
       });
     }
     setTimeout(tick, PERIOD_MS);
