@@ -81,3 +81,19 @@ def test_a_user_challenges_a_bot_from_its_page_and_sees_the_result(live_server, 
         "draw") >= 2
     screenshot(page, "challenge-result")
     assert not page.errors, page.errors
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_result_pages_say_who_won_at_both_widths(live_server, page, alice, play, width):
+    """Home, a bot page and a match page after a match: who won in words, no page-level sideways scroll."""
+    match = play("bura", overrides={"match": "deals:1"})
+    winner = min(match.seats.all(), key=lambda s: s.rank).version.bot.name
+    page.set_viewport_size({"width": width, "height": 900})
+    for name, path in (("home", "/"), ("bot", f"/bots/{winner}/"), ("match", f"/matches/{match.pk}/")):
+        page.goto(f"{live_server.url}{path}")
+        text = page.inner_text("main")
+        assert f"{winner} won" in text or f"{winner} beat" in text or "draw" in text.lower(), name
+        assert "ranks [" not in text and ".0 " not in text
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), (name, width)
+        screenshot(page, f"results-{name}-{width}")
+    assert not page.errors, page.errors
