@@ -19,6 +19,7 @@ from arena.referee import TimeControl
 from bots.models import BotVersion
 from config.celery import app
 from config.enqueue import enqueue
+from config.errors import ActionError
 from matches.actions import cancel as cancel_match
 from matches.actions import create_duplicate_set, publish_held
 from matches.models import Match, Seat
@@ -47,10 +48,8 @@ TROPHY_PLACES = 3
 SIT_OUT_SCORE = 0.5  # an entrant left over when the field does not fill whole tables: as if it drew
 
 
-class TournamentError(ValueError):
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.field = field
+class TournamentError(ActionError):
+    """A tournament cannot be created, joined or run as asked (the message says why; ``field`` names the input)."""
 
 
 def start_due() -> list[int]:

@@ -14,16 +14,15 @@ from django.utils import timezone
 from arena.games.seating import layout, side_scores
 from arena.referee import TimeControl
 from bots.models import BotVersion
+from config.errors import ActionError
 from matches.actions import create_duplicate_set, create_match
 from matches.models import Match, Seat
 from tournaments.models import TestSet, VersionTest
 from tournaments.pairing import sprt
 
 
-class VersionTestError(ValueError):
-    def __init__(self, message: str, field: str):
-        super().__init__(message)
-        self.field = field
+class VersionTestError(ActionError):
+    """A version test cannot be started as asked (the message says why; ``field`` names the input)."""
 
 
 def check_test(owner, candidate: BotVersion, base: BotVersion, preset: str, elo0: float, elo1: float, alpha: float,
