@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
@@ -15,14 +15,9 @@ from config.api import reject_unknown_fields
 from matches.time_controls import BOUNDS, TimeControlError, check_time_control
 from tournaments import standings as tables
 from tournaments.actions import do_create_tournament, do_host_action, do_join, do_leave
-from tournaments.lifecycle import TournamentError
 from tournaments.models import Tournament, VersionTest
 from tournaments.queries import access_tournament, tournament_queryset
-from tournaments.versiontests import VersionTestError, do_start_test, do_stop_test, progress
-
-
-def invalid(err: TournamentError | VersionTestError) -> ValidationError:
-    return ValidationError({err.field or "non_field_errors": [str(err)]})
+from tournaments.versiontests import do_start_test, do_stop_test, progress
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -90,10 +85,7 @@ class TournamentListView(generics.ListCreateAPIView):
         reject_unknown_fields(TournamentCreateSerializer, request.data)
         form = TournamentCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            t = do_create_tournament(request.user, **form.validated_data)
-        except TournamentError as err:
-            raise invalid(err) from None
+        t = do_create_tournament(request.user, **form.validated_data)
         return Response(TournamentSerializer(access_tournament(t.pk), context={"request": request}).data,
                         status=status.HTTP_201_CREATED)
 
@@ -116,10 +108,7 @@ class JoinView(APIView):
         form = JoinSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         bot = access_bot(request.user, form.validated_data["bot"])
-        try:
-            do_join(request.user, t, bot, form.validated_data["invite_code"])
-        except TournamentError as err:
-            raise invalid(err) from None
+        do_join(request.user, t, bot, form.validated_data["invite_code"])
         return Response(TournamentSerializer(access_tournament(pk), context={"request": request}).data,
                         status=status.HTTP_201_CREATED)
 
@@ -133,10 +122,7 @@ class LeaveView(APIView):
         reject_unknown_fields(JoinSerializer, request.data)
         form = JoinSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            do_leave(request.user, t, access_bot(request.user, form.validated_data["bot"]))
-        except TournamentError as err:
-            raise invalid(err) from None
+        do_leave(request.user, t, access_bot(request.user, form.validated_data["bot"]))
         return Response(TournamentSerializer(access_tournament(pk), context={"request": request}).data)
 
 
@@ -149,10 +135,7 @@ class HostActionView(APIView):
         t = access_tournament(pk)
         if request.user.pk != t.host_id:
             raise NotFound("no such tournament")  # to others, the host's controls do not exist
-        try:
-            do_host_action(request.user, t, self.action_name)
-        except TournamentError as err:
-            raise invalid(err) from None
+        do_host_action(request.user, t, self.action_name)
         return Response(TournamentSerializer(access_tournament(pk), context={"request": request}).data)
 
 
@@ -256,10 +239,7 @@ class VersionTestListView(generics.ListCreateAPIView):
         bot = access_bot(request.user, data.pop("bot"), for_change=True)
         candidate = access_version(request.user, bot, data.pop("candidate"))
         base = access_version(request.user, bot, data.pop("base"))
-        try:
-            test = do_start_test(request.user, candidate, base, data.pop("preset"), **data)
-        except VersionTestError as err:
-            raise invalid(err) from None
+        test = do_start_test(request.user, candidate, base, data.pop("preset"), **data)
         return Response(VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)
 
 
