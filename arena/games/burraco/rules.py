@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from arena.games.options import option, validate_rules
 
+STOCK_END = 2  # the hand ends when a draw leaves this many cards in the stock (or after that turn)
+
 
 @dataclass(frozen=True)
 class Rules:

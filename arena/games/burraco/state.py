@@ -15,26 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.cards import BURRACO_DECK, JOKER, CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
+from arena.cards import BURRACO_DECK, CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import HIDDEN, IllegalAction
+from arena.games.burraco import views
 from arena.games.burraco.melds import Meld, MeldError, extend_meld, is_wild, make_meld
-from arena.games.burraco.rules import Rules
+from arena.games.burraco.rules import STOCK_END, Rules
 from arena.games.burraco.scoring import match_winner, team_hand_score, team_ranks
+from arena.games.burraco.views import sort_cards
 
 HAND_SIZE = 11
 POZZETTO_SIZE = 11
-STOCK_END = 2  # the hand ends when a draw leaves this many cards in the stock (or after that turn)
 LOT = 0x4C4F54  # label of the first-dealer lot's sub-seed ("LOT"); hand numbers never reach it
 ACTION_KEYS = {"draw": {"type"}, "take_pile": {"type"}, "meld": {"type", "cards", "wild_as"},
                "add": {"type", "meld", "cards", "wild_as"}, "discard": {"type", "card"}}
-
-_ORDER = {card: i for i, card in enumerate([r + s for s in "SHDC" for r in "A23456789TJQK"] + [JOKER])}
-
-
-def sort_cards(cards: Sequence[str]) -> list[str]:
-    """Hands and piles in observations: by suit (S H D C), ace to king, jokers last."""
-    return sorted(cards, key=_ORDER.__getitem__)
-
 
 def turn_end_problem(hand_after: Sequence[str], locked: str | None, team_took_pozzetto: bool,
                      team_has_burraco: bool) -> tuple[str, str] | None:
@@ -111,12 +104,7 @@ class BurracoState:
         full = {"type": "deal", "deal": self.deal_number, "dealer": self.dealer, "first": self.current,
                 "hands": [sort_cards(h) for h in self.hands], "discard": self.pile[-1] if self.pile else None,
                 "stock": len(self.stock)}
-        views = []
-        for seat in range(self.num_seats):
-            view = dict(full)
-            view["hands"] = [h if s == seat else [HIDDEN] * len(h) for s, h in enumerate(full["hands"])]
-            views.append(view)
-        self._log.append((full, views))
+        self._log.append((full, views.deal_views(full, self.num_seats)))
 
     @classmethod
     def from_position(cls, rules: Rules, *, hands: Sequence[Sequence[str]], stock: Sequence[str],
@@ -178,31 +166,7 @@ class BurracoState:
                    for m in self.melds)
 
     def observation(self, seat: int) -> dict:
-        mine = not self.finished and seat == self.current
-        return {
-            "game": "burraco",
-            "seat": seat,
-            "team": self._team_of[seat],
-            "teams": [list(t) for t in self.teams],
-            "to_move": self.to_move(),
-            "decision": self.phase if mine else None,
-            "deal": self.deal_number,
-            "dealer": self.dealer,
-            "hand": sort_cards(self.hands[seat]),
-            "hand_sizes": [len(h) for h in self.hands],
-            "stock": len(self.stock),
-            "discard_pile": list(self.pile),
-            "melds": [m.to_json() for m in self.melds],
-            "pozzetti": [{"taken": p is None, "by": None if info is None else info["seat"],
-                          "mode": None if info is None else info["mode"]}
-                         for p, info in zip(self.pozzetti, self.pozzetto_taken_by, strict=True)],
-            "locked_card": self.locked if mine else None,
-            "last_turn": len(self.stock) <= STOCK_END,
-            "turns_without_stock": self.stalemate,
-            "stalemate_turns": self.rules.stalemate_turns,
-            "scores": list(self.totals),
-            "target": self.rules.target,
-        }
+        return views.observation(self, seat)
 
     # ------------------------------------------------------------------------------------------ acting
 
@@ -243,8 +207,7 @@ class BurracoState:
         self.drew_stock = True
         self.phase = "play"
         full = {"type": "draw", "seat": seat, "card": card, "stock": len(self.stock)}
-        hidden = dict(full, card=HIDDEN)
-        self._log.append((full, [full if s == seat else hidden for s in range(self.num_seats)]))
+        self._log.append((full, views.owner_views(full, seat, self.num_seats, {"card": HIDDEN})))
         if len(self.stock) <= STOCK_END and self.rules.stock_end == "immediate":
             self._end_hand("stock", None)  # the seed's "stops immediately": nothing more is melded
 
@@ -351,8 +314,7 @@ class BurracoState:
         self.pozzetto_taken_by[team] = {"seat": seat, "mode": mode}
         self.hands[seat].extend(cards)
         full = {"type": "pozzetto", "seat": seat, "team": team, "mode": mode, "cards": sort_cards(cards)}
-        hidden = dict(full, cards=[HIDDEN] * len(cards))
-        self._log.append((full, [full if s == seat else hidden for s in range(self.num_seats)]))
+        self._log.append((full, views.owner_views(full, seat, self.num_seats, {"cards": [HIDDEN] * len(cards)})))
 
     def _end_turn(self, seat: int, closing: bool) -> None:
         self.stalemate = 0 if self.drew_stock else self.stalemate + 1
@@ -416,7 +378,7 @@ class BurracoState:
     def events(self, seat: int | None, start: int = 0) -> list[dict]:
         if seat is None:
             return [full for full, _ in self._log[start:]]
-        return [full if views is None else views[seat] for full, views in self._log[start:]]
+        return [full if per_seat is None else per_seat[seat] for full, per_seat in self._log[start:]]
 
     def clone(self) -> BurracoState:
         other = object.__new__(BurracoState)

@@ -2,7 +2,7 @@
 with a widow and a soloist, scored in penalty points to 12 — the first to get there is the goat.
 
 Modules: ``cards`` (trump order, points), ``rules`` (options and presets), ``scoring`` (penalties for
-one hand), ``state`` (the match). Rules in full: docs/rules/kozel.md.
+one hand), ``views`` (what each seat sees), ``state`` (the match). Rules in full: docs/rules/kozel.md.
 """
 
 from arena.games.kozel.rules import PRESETS, Rules

@@ -12,7 +12,8 @@ from itertools import combinations
 from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, parse_cards, shuffled
-from arena.games.base import HIDDEN, IllegalAction
+from arena.games.base import IllegalAction
+from arena.games.kozel import views
 from arena.games.kozel.cards import TABLES, TRUMP
 from arena.games.kozel.rules import Rules
 from arena.games.kozel.scoring import misere_penalties, solo_penalties, team_penalties
@@ -236,37 +237,7 @@ class KozelState:
 
     def observation(self, seat: int) -> dict[str, Any]:
         self._check_seat(seat)
-        n = self.num_seats
-        soloist_sees = seat == self._soloist
-        return {
-            "game": GAME,
-            "seat": seat,
-            "players": n,
-            "to_move": self._turn,
-            "decision": self.decision(seat),
-            "deal": self._deal_no,
-            "dealer": self._dealer,
-            "hand": list(self._hands[seat]),
-            "hand_sizes": [len(h) for h in self._hands],
-            "soloist": self._soloist,
-            "contract": self._contract,
-            "widow_holder": self._widow_holder,
-            "sides": self.sides(),
-            "my_side": None if self._contract == PENDING else self._side[seat],
-            "widow": list(self._widow) if soloist_sees and self._widow is not None else None,
-            "discard": list(self._discard) if soloist_sees and self._discard is not None else None,
-            "leader": self._leader,
-            "led": self._led,
-            "trick": list(self._trick),
-            "tricks": [{"leader": lead, "cards": list(cards), "winner": w, "points": p}
-                       for lead, cards, w, p in self._tricks],
-            "tricks_won": list(self._side_tricks),
-            "points_taken": list(self._side_points),
-            "scores": list(self._scores),
-            "doubled": self._multiplier > 1,
-            "multiplier": self._multiplier,
-            "target": self.rules.target,
-        }
+        return views.observation(self, seat)
 
     def sides(self) -> list[list[int]]:
         """The sides of the current hand: teams [[0, 2], [1, 3]]; [[soloist], [the others]]; in a misère
@@ -473,33 +444,20 @@ class KozelState:
             full["widow_holder"] = self._widow_holder
         if self._widow is not None:
             full["widow"] = list(self._widow)
-        views = []
-        for seat in range(n):
-            view = dict(full)
-            view["hands"] = [list(h) if s == seat else [HIDDEN] * len(h) for s, h in enumerate(self._hands)]
-            if "widow" in view:
-                view["widow"] = [HIDDEN] * len(self._widow)
-            views.append(view)
-        self._log.append((full, views))
+        self._log.append((full, views.deal_views(full, self._hands, n)))
 
     def _log_private(self, full: dict, owner: int, key: str) -> None:
-        views = []
-        for seat in range(self.num_seats):
-            view = dict(full)
-            if seat != owner:
-                view[key] = [HIDDEN] * len(full[key])
-            views.append(view)
-        self._log.append((full, views))
+        self._log.append((full, views.private_views(full, owner, key, self.num_seats)))
 
     def events(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
         if seat is not None:
             self._check_seat(seat)
         found = []
-        for full, views in self._log[start:]:
-            if views is FLAT:
+        for full, per_seat in self._log[start:]:
+            if per_seat is FLAT:
                 found.append(full.copy())
             else:
-                found.append(_copy(full if seat is None or views is None else views[seat]))
+                found.append(_copy(full if seat is None or per_seat is None else per_seat[seat]))
         return found
 
     def _check_seat(self, seat: Any) -> None:
