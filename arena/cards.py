@@ -127,11 +127,24 @@ def derive_seed(seed: int, *labels: int) -> int:
 
 
 def shuffled(cards: Sequence[str], seed: int) -> list[str]:
-    """Fisher–Yates from the last position down, drawing from SplitMix64(seed)."""
-    rng = SeededRandom(seed)
+    """Fisher–Yates from the last position down, drawing from SplitMix64(seed).
+
+    ``SeededRandom.below`` written out in the loop (the same numbers, without two calls per card): every
+    deal of every match shuffles, so this is one of the engines' hot paths.
+    """
+    state = check_seed(seed)
     out = list(cards)
     for i in range(len(out) - 1, 0, -1):
-        j = rng.below(i + 1)
+        bound = i + 1
+        limit = ((1 << SEED_BITS) // bound) * bound
+        while True:
+            state = (state + 0x9E3779B97F4A7C15) & _MASK
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            x = z ^ (z >> 31)
+            if x < limit:
+                break
+        j = x % bound
         out[i], out[j] = out[j], out[i]
     return out
 

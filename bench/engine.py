@@ -14,13 +14,26 @@ on one core, for ``--seconds`` per figure, in three ways:
 A "deal" is a deal actually played (redeals excluded). Time is this process's CPU time, so the figures
 are per core and stay comparable when other work shares the machine.
 
+``--baseline REV`` measures side by side instead: the engines of git revision REV (``git archive`` into a
+temporary directory) and of this checkout run the same played-out deals in turn, each figure in a fresh
+process, alternating for ``--rounds`` rounds so that load on a shared machine hits both alike; the best
+round of each side is reported with the speed-up.
+
     .venv/bin/python bench/engine.py --seconds 5 --presets bura,burkozel
+    .venv/bin/python bench/engine.py --baseline d4eb91d --seconds 2 --rounds 3 --presets bura,kozel
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 
 from selection import chosen_presets
 
@@ -74,12 +87,70 @@ def rates(measured: tuple[int, int, float]) -> tuple[float, float, float]:
     return deals / elapsed, 1e6 * elapsed / max(actions, 1), actions / max(deals, 1)
 
 
+REPO = Path(__file__).resolve().parent.parent
+SIDE_BY_SIDE = (("played out, with observation", True), ("played out, legal + apply", False))
+
+
+def extract(revision: str, into: str) -> str:
+    """The ``arena`` package of a git revision, unpacked under ``into``; returns the directory to import from."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", revision, "arena"],
+                             check=True, capture_output=True).stdout
+    path = Path(into) / "tree"
+    path.mkdir()
+    with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+        tar.extractall(path, filter="data")
+    return str(path)
+
+
+def measure_in(tree: str, preset: str, seconds: float, observe: bool) -> tuple[int, int, float]:
+    """One played-out figure measured in a fresh process importing ``arena`` from ``tree``."""
+    env = {**os.environ, "PYTHONPATH": tree}
+    out = subprocess.run([sys.executable, __file__, "--worker", preset, "--seconds", str(seconds)]
+                         + (["--observe"] if observe else []), env=env, check=True, capture_output=True, text=True)
+    result = json.loads(out.stdout)
+    if Path(result["arena"]).resolve() != (Path(tree) / "arena").resolve():
+        raise SystemExit(f"the worker imported arena from {result['arena']}, not from {tree}")
+    return result["deals"], result["actions"], result["elapsed"]
+
+
+def side_by_side(revision: str, chosen, seconds: float, rounds: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="engine-baseline-") as tmp:
+        trees = {"baseline": extract(revision, tmp), "now": str(REPO)}
+        print(f"played-out deals/s, best of {rounds} alternated rounds of {seconds:g} s; "
+              f"baseline = {revision}, now = this checkout")
+        print(f"{'preset':<16} {'figure':<30} {'baseline':>9} {'now':>9} {'speed-up':>9}")
+        for name, _game, _rules in chosen:
+            for label, observe in SIDE_BY_SIDE:
+                best = {side: 0.0 for side in trees}
+                for _ in range(rounds):
+                    for side, tree in trees.items():
+                        best[side] = max(best[side], rates(measure_in(tree, name, seconds, observe))[0])
+                print(f"{name:<16} {label:<30} {best['baseline']:>9.0f} {best['now']:>9.0f} "
+                      f"{best['now'] / best['baseline']:>8.2f}x", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per preset and figure (default 3)")
     parser.add_argument("--presets", default="", help="comma-separated preset names (default: all)")
+    parser.add_argument("--baseline", metavar="REV", help="compare with the engines of this git revision")
+    parser.add_argument("--rounds", type=int, default=3, help="alternated rounds per figure with --baseline")
+    parser.add_argument("--worker", metavar="PRESET", help=argparse.SUPPRESS)
+    parser.add_argument("--observe", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:  # one figure for --baseline, printed as JSON
+        import arena
+        from arena.games import resolve
+
+        game, rules = resolve(args.worker)
+        deals, actions, elapsed = run_preset(game, rules, args.seconds, play_out=True, observe=args.observe)
+        print(json.dumps({"deals": deals, "actions": actions, "elapsed": elapsed,
+                          "arena": str(Path(arena.__file__).parent)}))
+        return
     chosen = chosen_presets(parser, args.presets)
+    if args.baseline:
+        side_by_side(args.baseline, chosen, args.seconds, args.rounds)
+        return
     ways = ((False, True), (True, True), (True, False))  # (play_out, observe)
     print(f"{'':<18} | {'random':^31} | {'played out, with observation':^31} | {'played out, legal + apply':^31}")
     print(f"{'preset':<18}" + f" |  {'deals/s':>9} {'µs/action':>10} {'act/deal':>9}" * len(ways))

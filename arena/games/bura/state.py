@@ -29,12 +29,44 @@ _ACTION_KEYS = {LEAD: {"type", "cards"}, RESPOND: {"type", "cards", "face_down"}
 _ACTION_TYPES = {CLAIM: (CLAIM, "pass"), LEAD: (LEAD,), RESPOND: (RESPOND,)}  # per decision
 
 
-def _by_suit(hand: list[str]) -> list[list[str]]:
+def _by_suit(hand: tuple[str, ...]) -> list[list[str]]:
     """The hand's cards split by suit, suits in card order (the hand is kept in card order)."""
     suits: dict[str, list[str]] = {}
     for card in hand:
         suits.setdefault(card[1], []).append(card)
     return list(suits.values())
+
+
+# The sets a hand may lead or answer with depend on the hand's cards and one number only, so they are
+# worked out once per (hand, number) and kept; ``legal_actions`` builds fresh action dicts from them.
+_LEAD_SETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], ...]] = {}
+_RESPONSE_SETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], ...]] = {}
+_SETS_KEPT = 1 << 16  # a bound on each table; past it the table starts again
+
+
+def _lead_sets(hand: tuple[str, ...], limit: int) -> tuple[tuple[str, ...], ...]:
+    """Every lead of 1..limit cards of one suit, suit by suit in card order."""
+    key = (hand, limit)
+    found = _LEAD_SETS.get(key)
+    if found is None:
+        sets: list[tuple[str, ...]] = []
+        for same in _by_suit(hand):
+            for size in range(1, min(limit, len(same)) + 1):
+                sets.extend(combinations(same, size))
+        if len(_LEAD_SETS) >= _SETS_KEPT:
+            _LEAD_SETS.clear()
+        found = _LEAD_SETS[key] = tuple(sets)
+    return found
+
+
+def _response_sets(hand: tuple[str, ...], size: int) -> tuple[tuple[str, ...], ...]:
+    key = (hand, size)
+    found = _RESPONSE_SETS.get(key)
+    if found is None:
+        if len(_RESPONSE_SETS) >= _SETS_KEPT:
+            _RESPONSE_SETS.clear()
+        found = _RESPONSE_SETS[key] = tuple(combinations(hand, size))
+    return found
 
 
 class BuraMatch:
@@ -68,6 +100,9 @@ class BuraMatch:
         self.deal_records: list[dict] = []
         self.ended_by: str | None = None
         self._log: list[tuple] = []  # (full event, view function or None, view argument)
+        # What the last ``legal_actions`` call listed for the decision now: (actions, their card sets,
+        # face-down flags per set or ()); ``apply`` takes one of those dicts without validating it again.
+        self._issued: tuple[list[dict], tuple[tuple[str, ...], ...], tuple[bool, ...]] | None = None
         self._clear_deal()
 
     def _clear_deal(self) -> None:
@@ -164,49 +199,93 @@ class BuraMatch:
         return self.phase == OVER
 
     def observation(self, seat: int) -> dict:
-        self._check_seat(seat)
+        if seat.__class__ is not int or not 0 <= seat < self.num_seats:
+            self._check_seat(seat)
         return views.observation(self, seat)
 
     def legal_actions(self, seat: int) -> list[dict]:
-        self._check_seat(seat)
-        if seat != self.current:
-            return []
-        if self.phase == CLAIM:
+        if seat is not self.current:  # the seat to move is the very int object stored as ``current``
+            self._check_seat(seat)
+            if seat != self.current:
+                return []
+        phase = self.phase
+        if phase == CLAIM:
             return [{"type": "claim"}, {"type": "pass"}]
         hand = self.hands[seat]
-        if self.phase == LEAD:
+        if phase == LEAD:
             if self.forced_lead is not None:  # rare: out_of_turn_lead=whole_hand after a combination
                 forced = self._forced_cards()
                 if forced is not None:
                     return [{"type": LEAD, "cards": list(forced)}]
-            limit = self.leader_limit
-            actions = []
-            for same in _by_suit(hand):
-                if len(same) == 1:  # the common case, a lone card of its suit: no sets to list
-                    actions.append({"type": LEAD, "cards": same})
-                    continue
-                for size in range(1, min(limit, len(same)) + 1):
-                    for cs in combinations(same, size):
-                        actions.append({"type": LEAD, "cards": list(cs)})
+            sets = _lead_sets(tuple(hand), self.leader_limit)
+            actions = [{"type": LEAD, "cards": list(cs)} for cs in sets]
+            self._issued = (actions, sets, ())
             return actions
-        may_hide = self.rules.discard != "open"
-        mixed = self._mixed_sets
-        actions = []
-        for cs in combinations(hand, len(self.best_cards)):
-            actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
-            if may_hide:
-                actions.append({"type": RESPOND, "cards": list(cs), "face_down": True})
-            if mixed:
+        sets = _response_sets(tuple(hand), len(self.best_cards))
+        if self._mixed_sets:
+            actions = []
+            may_hide = self.rules.discard != "open"
+            for cs in sets:
+                actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
+                if may_hide:
+                    actions.append({"type": RESPOND, "cards": list(cs), "face_down": True})
                 for size in range(1, len(cs)):
                     for down in combinations(cs, size):
                         actions.append({"type": RESPOND, "cards": list(cs), "face_down": list(down)})
+            return actions
+        if self.rules.discard == "open":
+            actions = [{"type": RESPOND, "cards": list(cs), "face_down": False} for cs in sets]
+            self._issued = (actions, sets, ())
+            return actions
+        actions = []
+        for cs in sets:
+            actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
+            actions.append({"type": RESPOND, "cards": list(cs), "face_down": True})
+        self._issued = (actions, sets, (False, True))
         return actions
+
+    def _issued_move(self, action) -> tuple[tuple[str, ...], bool] | None:
+        """(cards, face down) when ``action`` is one of the dicts the last ``legal_actions`` call listed for
+        this decision and still reads as it was listed; None otherwise (then it is validated in full)."""
+        actions, sets, downs = self._issued
+        self._issued = None
+        for i in range(len(actions)):
+            if actions[i] is action:
+                break
+        else:
+            return None
+        if downs:  # responses with face-up / face-down pairs
+            cards, down = sets[i >> 1], downs[i & 1]
+            if len(action) != 3 or action.get("type") is not RESPOND or action.get("face_down") is not down:
+                return None
+        elif self.phase == LEAD:
+            cards, down = sets[i], False
+            if len(action) != 2 or action.get("type") is not LEAD:
+                return None
+        else:  # discard=open: face-up responses only
+            cards, down = sets[i], False
+            if len(action) != 3 or action.get("type") is not RESPOND or action.get("face_down") is not False:
+                return None
+        raw = action.get("cards")
+        if raw.__class__ is not list or tuple(raw) != cards:
+            return None
+        return cards, down
 
     def apply(self, seat: int, action: dict) -> None:
         if self.phase == OVER:
+            self._issued = None
             raise IllegalAction("match-over", "the match is over")
         if seat != self.current:
             raise IllegalAction("not-your-turn", f"it is seat {self.current}'s turn, not seat {seat!r}'s")
+        if self._issued is not None:
+            move = self._issued_move(action)
+            if move is not None:
+                cards, down = move
+                if self.phase == LEAD:
+                    self._lead(seat, cards)
+                else:
+                    self._respond(seat, cards, cards if down else ())
+                return
         kind = self._check_shape(action)
         if self.phase == CLAIM:
             if kind == CLAIM:
@@ -564,22 +643,25 @@ class BuraMatch:
         """One card at a time, ``taker`` (the trick's taker, or its leader with draw_first=leader) first and
         then clockwise, until hands are full or the stock is empty."""
         stock, hands, size = self.stock, self.hands, self.rules.hand
+        if not stock:
+            return False
+        order = self.turn_order[taker]
+        trump_card = self.trump_card
         draws = []
-        drawing = True
-        while stock and drawing:  # one round: every seat still short draws a card
-            drawing = False
-            for seat in self.turn_order[taker]:
-                if stock and len(hands[seat]) < size:
+        # One round per card the shortest hand lacks: in each, every seat still short draws one card.
+        for _ in range(size - min(len(hands[seat]) for seat in order)):
+            for seat in order:
+                hand = hands[seat]
+                if len(hand) < size and stock:
                     card = stock.pop()
-                    insort(hands[seat], card, key=card_sort_key)
+                    insort(hand, card, key=card_sort_key)
                     draws.append({"seat": seat, "card": card})
-                    if card == self.trump_card:
+                    if card == trump_card:
                         self.trump_in_stock = False
-                    drawing = True
         if not draws:
             return False
-        self._emit({"type": "draw", "deal": self.deal_no, "draws": draws, "stock": len(stock)},
-                   views.view_draw, self.trump_card)
+        self._log.append(({"type": "draw", "deal": self.deal_no, "draws": draws, "stock": len(stock)},
+                          views.view_draw, trump_card))
         return True
 
     def _team_points(self) -> list[int]:

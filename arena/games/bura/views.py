@@ -23,21 +23,20 @@ def seat_knows_face_down(state, seat: int, pile_owner: int, played_by: int) -> b
 
 def observation(state, seat: int) -> dict:
     rules = state.rules
-    n = state.num_seats
-    decision = state.phase if seat == state.current else None
-    piles = []
-    known = state.known_down[seat]
-    for owner in range(n):
-        piles.append({"count": len(state.piles[owner]), "face_up": list(state.pile_up[owner]),
-                      "face_down_known": list(known[owner])})
+    phase = state.phase
+    decision = phase if seat == state.current else None
+    piles = [{"count": len(pile), "face_up": list(up), "face_down_known": list(known)}
+             for pile, up, known in zip(state.piles, state.pile_up,
+                                                       state.known_down[seat], strict=True)]
     trick = None
-    if state.phase == "respond":
+    if phase == "respond":
         plays = [_play_view(s, cards, down, seat) for s, cards, down in state.trick_plays]
         trick = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
                  "best_cards": list(state.best_cards), "size": len(state.best_cards)}
     team_of = state.team_of
-    penalties = [state.team_penalties[t] for t in team_of]
-    won = [state.team_wins[t] for t in team_of]
+    penalties = list(map(state.team_penalties.__getitem__, team_of))
+    won = list(map(state.team_wins.__getitem__, team_of))
+    leading = decision == "lead"
     return {
         "game": "bura",
         "seat": seat,
@@ -49,9 +48,9 @@ def observation(state, seat: int) -> dict:
         "trump": state.trump,
         "trump_card": state.trump_card if state.trump_in_stock else None,
         "stock": len(state.stock),
-        "hand_sizes": [len(h) for h in state.hands],
-        "lead_limit": state.leader_limit if decision == "lead" else None,
-        "forced_lead": _forced_lead(state) if decision == "lead" else None,
+        "hand_sizes": list(map(len, state.hands)),
+        "lead_limit": state.leader_limit if leading else None,
+        "forced_lead": _forced_lead(state) if leading else None,
         "trick": trick,
         "piles": piles,
         "claim_target": rules.claim_target,
