@@ -1,0 +1,18 @@
+"""Training environments for Kozyr's games (the ``env`` extra: pettingzoo, gymnasium, open_spiel).
+
+* ``env(preset, ...)`` / ``raw_env(preset, ...)``: the PettingZoo AEC environment of a preset
+  (``arena.env.aec``), every seat an agent, with a fixed discrete action space and an action mask;
+* ``KozyrGymEnv(preset, opponents, ...)``: a Gymnasium environment where one seat learns
+  (``arena.env.gym``);
+* ``register_openspiel()``: the presets as OpenSpiel Python games (``arena.env.openspiel``).
+
+Encodings and action mappings: ``arena.env.encoding`` and docs/training.md. The core ``arena`` package
+never imports this one.
+"""
+
+from __future__ import annotations
+
+from arena.env.aec import RawEnv, env, raw_env
+from arena.env.gym import KozyrGymEnv
+
+__all__ = ["KozyrGymEnv", "RawEnv", "env", "raw_env"]
