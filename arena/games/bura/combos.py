@@ -62,11 +62,6 @@ def _may_hold_one(hand: Sequence[str], size: int) -> bool:
     return ranks.count("A") >= 3 or ranks.count("T") >= 3 or ranks.count("6") >= 3
 
 
-# _may_hold_one per combination size and hand (a hand in card order), bounded: it depends on nothing else.
-_MAYBE: dict[int, dict[tuple[str, ...], bool]] = {size: {} for size in SIZE.values()}
-_MAYBE_KEPT = 1 << 17
-
-
 def _highest(cards: Sequence[str], count: int, trump: str) -> list[str]:
     """The ``count`` highest cards: by rank, then the trump one, then ♠ ♥ ♦ ♣."""
     return sorted(cards, key=lambda c: (-STRENGTH[c[0]], 0 if c[1] == trump else _SUIT_RANK[c[1]]))[:count]
@@ -147,20 +142,10 @@ def resolve_combinations(hands: Sequence[Sequence[str]], trump: str, rules, firs
     full = rules.hand
     holders: list[Combination] = []  # in turn order from ``first``
     n = len(hands)
-    maybe = _MAYBE[size]
     for seat in (*range(first, n), *range(first)):
         hand = hands[seat]
-        # The cheap test first, remembered per hand: most hands are not one suit and hold fewer than three
-        # aces, tens or sixes.
-        if len(hand) != full:
-            continue
-        key = tuple(hand)
-        hit = maybe.get(key)
-        if hit is None:
-            if len(maybe) >= _MAYBE_KEPT:
-                maybe.clear()
-            hit = maybe[key] = _may_hold_one(hand, size)
-        if not hit:
+        # The cheap test inline: most hands are not one suit and hold fewer than three aces, tens or sixes.
+        if len(hand) != full or not _may_hold_one(hand, size):
             continue
         combo = best_of_hand(seat, hand, trump, rules)
         if combo is not None:

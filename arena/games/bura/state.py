@@ -29,7 +29,7 @@ _ACTION_KEYS = {LEAD: {"type", "cards"}, RESPOND: {"type", "cards", "face_down"}
 _ACTION_TYPES = {CLAIM: (CLAIM, "pass"), LEAD: (LEAD,), RESPOND: (RESPOND,)}  # per decision
 
 
-def _by_suit(hand: tuple[str, ...]) -> list[list[str]]:
+def _by_suit(hand: list[str]) -> list[list[str]]:
     """The hand's cards split by suit, suits in card order (the hand is kept in card order)."""
     suits: dict[str, list[str]] = {}
     for card in hand:
@@ -37,36 +37,16 @@ def _by_suit(hand: tuple[str, ...]) -> list[list[str]]:
     return list(suits.values())
 
 
-# The sets a hand may lead or answer with depend on the hand's cards and one number only, so they are
-# worked out once per (hand, number) and kept; ``legal_actions`` builds fresh action dicts from them.
-_LEAD_SETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], ...]] = {}
-_RESPONSE_SETS: dict[tuple[tuple[str, ...], int], tuple[tuple[str, ...], ...]] = {}
-_SETS_KEPT = 1 << 16  # a bound on each table; past it the table starts again
-
-
-def _lead_sets(hand: tuple[str, ...], limit: int) -> tuple[tuple[str, ...], ...]:
+def _lead_sets(hand: list[str], limit: int) -> list[tuple[str, ...]]:
     """Every lead of 1..limit cards of one suit, suit by suit in card order."""
-    key = (hand, limit)
-    found = _LEAD_SETS.get(key)
-    if found is None:
-        sets: list[tuple[str, ...]] = []
-        for same in _by_suit(hand):
-            for size in range(1, min(limit, len(same)) + 1):
-                sets.extend(combinations(same, size))
-        if len(_LEAD_SETS) >= _SETS_KEPT:
-            _LEAD_SETS.clear()
-        found = _LEAD_SETS[key] = tuple(sets)
-    return found
-
-
-def _response_sets(hand: tuple[str, ...], size: int) -> tuple[tuple[str, ...], ...]:
-    key = (hand, size)
-    found = _RESPONSE_SETS.get(key)
-    if found is None:
-        if len(_RESPONSE_SETS) >= _SETS_KEPT:
-            _RESPONSE_SETS.clear()
-        found = _RESPONSE_SETS[key] = tuple(combinations(hand, size))
-    return found
+    sets: list[tuple[str, ...]] = []
+    for same in _by_suit(hand):
+        if len(same) == 1:  # the common case, a lone card of its suit: no sets to list
+            sets.append((same[0],))
+            continue
+        for size in range(1, min(limit, len(same)) + 1):
+            sets.extend(combinations(same, size))
+    return sets
 
 
 class BuraMatch:
@@ -102,7 +82,7 @@ class BuraMatch:
         self._log: list[tuple] = []  # (full event, view function or None, view argument)
         # What the last ``legal_actions`` call listed for the decision now: (actions, their card sets,
         # face-down flags per set or ()); ``apply`` takes one of those dicts without validating it again.
-        self._issued: tuple[list[dict], tuple[tuple[str, ...], ...], tuple[bool, ...]] | None = None
+        self._issued: tuple[list[dict], list[tuple[str, ...]], tuple[bool, ...]] | None = None
         self._clear_deal()
 
     def _clear_deal(self) -> None:
@@ -217,11 +197,11 @@ class BuraMatch:
                 forced = self._forced_cards()
                 if forced is not None:
                     return [{"type": LEAD, "cards": list(forced)}]
-            sets = _lead_sets(tuple(hand), self.leader_limit)
+            sets = _lead_sets(hand, self.leader_limit)
             actions = [{"type": LEAD, "cards": list(cs)} for cs in sets]
             self._issued = (actions, sets, ())
             return actions
-        sets = _response_sets(tuple(hand), len(self.best_cards))
+        sets = list(combinations(hand, len(self.best_cards)))
         if self._mixed_sets:
             actions = []
             may_hide = self.rules.discard != "open"
