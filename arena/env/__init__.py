@@ -4,7 +4,8 @@
   (``arena.env.aec``), every seat an agent, with a fixed discrete action space and an action mask;
 * ``KozyrGymEnv(preset, opponents, ...)``: a Gymnasium environment where one seat learns
   (``arena.env.gym``);
-* ``register_openspiel()``: the presets as OpenSpiel Python games (``arena.env.openspiel``).
+* ``arena.env.openspiel.register_openspiel()``: the presets as OpenSpiel Python games (imported on its own:
+  pyspiel is a large module that the PettingZoo and Gymnasium users need not load).
 
 Encodings and action mappings: ``arena.env.encoding`` and docs/training.md. The core ``arena`` package
 never imports this one.

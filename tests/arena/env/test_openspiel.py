@@ -1,0 +1,74 @@
+"""The presets as OpenSpiel games: OpenSpiel's own consistency checks, chance, and an algorithm on top."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from arena.cards import derive_seed  # noqa: E402
+from arena.env.encoding import BuraEncoder  # noqa: E402
+from arena.env.openspiel import register_openspiel  # noqa: E402
+from arena.games import new_match, resolve  # noqa: E402
+
+SHORT = {"rules": "match:deals:1"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _registered():
+    register_openspiel()
+
+
+@pytest.mark.parametrize(("name", "params"), [
+    ("python_kozyr_bura", SHORT), ("python_kozyr_bura_3p", SHORT), ("python_kozyr_burkozel", SHORT),
+    ("python_kozyr_burkozel_pairs", SHORT), ("python_kozyr_echki_6", SHORT),
+    ("python_kozyr_kozel", {"rules": "target:2"}), ("python_kozyr_kozel_3p", {"rules": "target:2"}),
+])
+def test_it_passes_openspiels_random_simulation_checks(name, params):
+    pyspiel.random_sim_test(pyspiel.load_game(name, params), num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["python_kozyr_burraco", "python_kozyr_burraco_2p"])
+def test_burraco_passes_openspiels_random_simulation_checks(name):
+    pyspiel.random_sim_test(pyspiel.load_game(name, {"rules": "target:300"}), num_sims=2, serialize=False,
+                            verbose=False)
+
+
+def test_every_preset_is_registered_once_under_its_name():
+    names = register_openspiel()
+    assert "python_kozyr_burkozel_pairs" in names and len(names) == len(set(names)) == 9
+    assert register_openspiel() == names  # a second call registers nothing new
+
+
+def test_the_chance_outcome_is_the_deal_of_arena_plays_seed():
+    game = pyspiel.load_game("python_kozyr_bura", {"seeds": 16, "base_seed": 2024})
+    state = game.new_initial_state()
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 16
+    state.apply_action(5)
+    _, rules = resolve("bura")
+    played = new_match(rules, derive_seed(2024, 5))  # arena play --seed 2024, game 5
+    assert state.match.events(None)[0] == played.events(None)[0]
+    seat = state.current_player()
+    expected = BuraEncoder(rules).encode(played.observation(seat))
+    assert state.observation_tensor(seat) == pytest.approx(expected.tolist())
+
+
+def test_mcts_plays_a_small_variant_to_the_end():
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game("python_kozyr_bura", {"rules": "match:deals:1/deck:24", "seeds": 8})
+    rng = np.random.RandomState(3)
+    bots = [mcts.MCTSBot(game, uct_c=1.4, max_simulations=8,
+                         evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng), random_state=rng),
+            None]
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+        elif state.current_player() == 0:
+            state.apply_action(bots[0].step(state))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert sum(state.returns()) == 0.0 and max(state.returns()) <= 1.0
