@@ -191,6 +191,7 @@ def cmd_login(args: argparse.Namespace) -> int:
             "username": username, "password": password, "name": f"arena on {socket.gethostname()}"[:64]})
         site = Site(url, answer["token"])
     me = site.request("GET", "/api/v1/me/")
+    assert site.token is not None  # given, or just issued by the log-in above
     path = save_credentials(url, site.token, me["username"])
     print(f"logged in to {url} as {me['username']} (token kept in {path})")
     return 0

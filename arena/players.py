@@ -17,6 +17,7 @@ import signal
 import threading
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -75,14 +76,14 @@ class Player(Protocol):
 
     def send(self, message: dict[str, Any], deadline: float) -> None: ...
 
-    def ask(self, request: dict[str, Any], deadline: float, before: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    def ask(self, request: dict[str, Any], deadline: float, before: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
         """Deliver ``before`` (the events since the seat's last request) and the request; return the answer."""
 
-    def hang_up(self, farewell: list[dict[str, Any]]) -> None:
+    def hang_up(self, farewell: Sequence[dict[str, Any]]) -> None:
         """Deliver the last messages and close the bot's input; it may now exit (the referee hangs up on every
         seat before closing any, so their exits overlap)."""
 
-    def close(self, farewell: list[dict[str, Any]] = ()) -> SeatReport:
+    def close(self, farewell: Sequence[dict[str, Any]] = ()) -> SeatReport:
         """Hang up (if not done yet), end the bot, whatever is left of it, and report."""
 
 
@@ -109,7 +110,7 @@ class BuiltinPlayer:
     def send(self, message: dict[str, Any], deadline: float) -> None:
         """Built-in bots read everything from their observation; events need no handling."""
 
-    def ask(self, request: dict[str, Any], deadline: float, before: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    def ask(self, request: dict[str, Any], deadline: float, before: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
         try:
             action = self._bot.act(request["observation"], request["legal_actions"])
         except Exception as err:  # a bug in a built-in bot must not take the referee down
@@ -118,10 +119,10 @@ class BuiltinPlayer:
                 from None
         return {"type": "action", "id": request["id"], "action": action}
 
-    def hang_up(self, farewell: list[dict[str, Any]]) -> None:
+    def hang_up(self, farewell: Sequence[dict[str, Any]]) -> None:
         """Nothing to tell: the bot's object is simply dropped."""
 
-    def close(self, farewell: list[dict[str, Any]] = ()) -> SeatReport:
+    def close(self, farewell: Sequence[dict[str, Any]] = ()) -> SeatReport:
         return self._report
 
 
@@ -422,7 +423,7 @@ class ExternalPlayer:
     def send(self, message: dict[str, Any], deadline: float) -> None:
         self._write([message], deadline)
 
-    def ask(self, request: dict[str, Any], deadline: float, before: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    def ask(self, request: dict[str, Any], deadline: float, before: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
         if self._stderr is not None:
             self._stderr.settle(request["id"])
         self._write([*before, request], deadline)
@@ -451,7 +452,7 @@ class ExternalPlayer:
                 continue
             data = data[written:]
 
-    def hang_up(self, farewell: list[dict[str, Any]]) -> None:
+    def hang_up(self, farewell: Sequence[dict[str, Any]]) -> None:
         if self._proc is None or self._hung_up:
             return
         self._hung_up = True
@@ -463,7 +464,7 @@ class ExternalPlayer:
         with contextlib.suppress(OSError):  # through the file object: a raw close could later close a reused fd
             self._proc.stdin.close()
 
-    def close(self, farewell: list[dict[str, Any]] = ()) -> SeatReport:
+    def close(self, farewell: Sequence[dict[str, Any]] = ()) -> SeatReport:
         if self._proc is None:
             return self._report
         self.hang_up(farewell)
