@@ -3,7 +3,8 @@
 Agents are ``seat_0`` … ``seat_{n-1}``; the agent to act is the engine's ``to_move()``, so turns follow
 the rules (a trick's taker claims, a soloist discards), not a fixed cycle. Each agent observes
 ``{"observation": float32 vector, "action_mask": int8 vector}`` (arena.env.encoding); its ``info`` holds
-the raw observation dict the engine gives that seat, the legal engine actions by index and, for Burraco,
+the raw observation dict the engine gives that seat (read it, do not change it: parts of it may be
+the engine's own lists), the legal engine actions by index and, for Burraco,
 the turn's meld and add candidates. Rewards come at the end of the match: each seat gets its side's
 match score mapped to [-1, 1] (win 1, loss -1, a shared rank between; ``arena.games.seating``).
 
@@ -59,6 +60,7 @@ class RawEnv(AECEnv):
         self.last_replay: Path | None = None
         self._moves: list[Move] = []
         self._candidates: list[dict[str, Any]] = []
+        self._observation: dict[str, Any] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -98,7 +100,8 @@ class RawEnv(AECEnv):
             self._moves = self.encoder.moves(state, seat, observation)
         for agent in self.agents:
             self.infos[agent] = {}
-        self.infos[self.agent_selection] = {"raw_observation": _copy(observation),
+        self._observation = observation
+        self.infos[self.agent_selection] = {"raw_observation": observation,
                                             "legal_actions": {i: a for i, a in self._moves},
                                             "candidates": list(self._candidates)}
 
@@ -120,12 +123,12 @@ class RawEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
-        observation = self.state.observation(seat)
-        mask = np.zeros(self.encoder.actions, dtype=np.int8)
         mine = agent == self.agent_selection and not self.terminations[agent]
+        # The acting seat's observation was built for this position already (the state has not moved).
+        observation = self._observation if mine else self.state.observation(seat)
+        mask = np.zeros(self.encoder.actions, dtype=np.int8)
         if mine:
-            for index, _ in self._moves:
-                mask[index] = 1
+            mask.put([index for index, _ in self._moves], 1)
         if isinstance(self.encoder, BurracoEncoder):
             vector = self.encoder.encode(observation, self._candidates if mine else None)
         else:

@@ -18,6 +18,7 @@ every index; the summaries here are the reference for the code.
 
 from __future__ import annotations
 
+import math
 from itertools import combinations
 from typing import Any
 
@@ -102,71 +103,79 @@ class BuraEncoder(Encoder):
     def encode(self, obs: dict[str, Any]) -> np.ndarray:
         d, h = len(self.deck), self.hand
         index = self.index
-        v = np.zeros(self.size, dtype=np.float32)
-        for slot, card in enumerate(obs["hand"][:h]):
-            v[slot * d + index[card]] = 1.0
+        ones: list[int] = []  # positions set to 1, written at once at the end
+        ones.extend(slot * d + index[card] for slot, card in enumerate(obs["hand"][:h]))
         at = h * d
-        if obs["decision"] in BURA_DECISIONS:
-            v[at + BURA_DECISIONS.index(obs["decision"])] = 1.0
+        decision = obs["decision"]
+        if decision in BURA_DECISIONS:
+            ones.append(at + BURA_DECISIONS.index(decision))
         at += 3
-        v[at + SUITS.index(obs["trump"])] = 1.0
+        ones.append(at + SUITS.index(obs["trump"]))
         at += 4
         if obs["trump_card"] is not None:
-            v[at + index[obs["trump_card"]]] = 1.0
+            ones.append(at + index[obs["trump_card"]])
         at += d
-        v[at] = obs["stock"] / d
+        values = {at: obs["stock"] / d}
         at += 1
         trick = obs["trick"]
         if trick is not None:
-            _one_hot(v, at, trick["best_cards"], index)
+            ones.extend(at + index[c] for c in trick["best_cards"])
             for play in trick["plays"]:
                 if play["face_down"] is False:
-                    _one_hot(v, at + d, play["cards"], index)
-            v[at + 2 * d] = trick["size"] / h
+                    ones.extend(at + d + index[c] for c in play["cards"])
+            values[at + 2 * d] = trick["size"] / h
         at += 2 * d + 1
         seat = obs["seat"]
-        team = next(t for t in obs["teams"] if seat in t)
-        mine = other_best = 0
+        teams = obs["teams"]
+        team = next(t for t in teams if seat in t)
+        mine = 0
         by_side: dict[int, int] = {}
         for owner, pile in enumerate(obs["piles"]):
             ours = owner in team
-            _one_hot(v, at if ours else at + d, pile["face_up"], index)
-            _one_hot(v, at + 2 * d, pile["face_down_known"], index)
+            base = at if ours else at + d
+            ones.extend(base + index[c] for c in pile["face_up"])
+            ones.extend(at + 2 * d + index[c] for c in pile["face_down_known"])
             seen = bura_points(pile["face_up"]) + bura_points(pile["face_down_known"])
             if ours:
                 mine += seen
             else:
-                side = next(i for i, t in enumerate(obs["teams"]) if owner in t)
+                side = next(i for i, t in enumerate(teams) if owner in t)
                 by_side[side] = by_side.get(side, 0) + seen
-        other_best = max(by_side.values(), default=0)
         at += 3 * d
-        v[at], v[at + 1] = min(mine, 120) / 120, min(other_best, 120) / 120
+        values[at] = min(mine, 120) / 120
+        values[at + 1] = min(max(by_side.values(), default=0), 120) / 120
         at += 2
-        v[at] = (obs["claim_target"] or 0) / 120
+        values[at] = (obs["claim_target"] or 0) / 120
         at += 1
         points = obs["match_points"]
         others = [p for s, p in enumerate(points) if s not in team]
-        v[at] = min(points[seat] / self.target, 1.0)
-        v[at + 1] = min(max(others, default=0) / self.target, 1.0)
+        values[at] = min(points[seat] / self.target, 1.0)
+        values[at + 1] = min(max(others, default=0) / self.target, 1.0)
         at += 2
-        n = len(obs["hand_sizes"])
+        sizes = obs["hand_sizes"]
+        n = len(sizes)
         for k in range(1, min(n, MAX_OTHERS + 1)):
-            v[at + k - 1] = obs["hand_sizes"][(seat + k) % n] / h
+            values[at + k - 1] = sizes[(seat + k) % n] / h
         at += MAX_OTHERS
-        v[at] = min(np.log2(max(obs["multiplier"], 1)) / 4, 1.0)
+        values[at] = min(math.log2(max(obs["multiplier"], 1)) / 4, 1.0)
         at += 1
         if obs["lead_limit"] is not None:
-            v[at] = obs["lead_limit"] / h
+            values[at] = obs["lead_limit"] / h
+        v = np.zeros(self.size, dtype=np.float32)
+        v.put(ones, 1.0)
+        for i, x in values.items():
+            v[i] = x
         return v
 
-    def index_of(self, hand: list[str], action: dict[str, Any]) -> int:
+    def index_of(self, hand: list[str], action: dict[str, Any], slots: dict[str, int] | None = None) -> int:
         """The action index of an engine action, given the seat's hand (in the engine's order)."""
         kind = action["type"]
         if kind == "claim":
             return 0
         if kind == "pass":
             return 1
-        slots = {card: i for i, card in enumerate(hand)}
+        if slots is None:
+            slots = {card: i for i, card in enumerate(hand)}
         if kind == "lead":
             mask = sum(1 << slots[c] for c in action["cards"])
             return 2 + mask - 1
@@ -177,7 +186,8 @@ class BuraEncoder(Encoder):
 
     def moves(self, state: Any, seat: int, observation: dict[str, Any]) -> list[Move]:
         hand = observation["hand"]
-        found = [(self.index_of(hand, a), a) for a in state.legal_actions(seat)]
+        slots = {card: i for i, card in enumerate(hand)}
+        found = [(self.index_of(hand, a, slots), a) for a in state.legal_actions(seat)]
         found.sort(key=lambda m: m[0])
         return found
 
