@@ -16,6 +16,13 @@ from arena.games.bura.ranking import POINTS, STRENGTH, set_beats
 TRUMP_COST = 6  # what spending a trump is worth in points, roughly: trumps win the tricks to come
 
 
+def _listed(legal_actions: list[dict] | None) -> list[dict]:
+    """The Bura family lists every legal action in its requests; a request without them is a caller's bug."""
+    if legal_actions is None:
+        raise ValueError("The Bura family lists its legal actions, but this request had none")
+    return legal_actions
+
+
 class RandomBot:
     """Uniform over the legal actions, from its own seed."""
 
@@ -25,7 +32,7 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def act(self, observation: dict, legal_actions: list[dict] | None) -> dict:
-        return self.rng.choice(legal_actions)
+        return self.rng.choice(_listed(legal_actions))
 
 
 class GreedyBot:
@@ -42,8 +49,8 @@ class GreedyBot:
             sure = self.known_points(observation) >= observation["claim_target"]
             return {"type": "claim"} if sure else {"type": "pass"}
         if decision == "lead":
-            return self.lead(observation, legal_actions)
-        return self.respond(observation, legal_actions)
+            return self.lead(observation, _listed(legal_actions))
+        return self.respond(observation, _listed(legal_actions))
 
     def known_points(self, observation: dict) -> int:
         """Points certainly in my team's piles: face-up cards plus face-down cards I was allowed to see."""

@@ -167,7 +167,7 @@ def _joiners(meld: Meld, cards: set[str]) -> set[str]:
     spots = {meld.low - 1, meld.high + 1}
     if meld.wild is not None:
         spots.add(meld.low + meld.wild)
-    return {POSITION_RANK[p] + meld.suit for p in spots if 1 <= p <= 14} & cards
+    return {POSITION_RANK[p] + meld.run_suit for p in spots if 1 <= p <= 14} & cards
 
 
 def _meld_options(table: _Table) -> list[dict]:

@@ -12,13 +12,20 @@ from arena.games.kozel.cards import TABLES, TRUMP, CardTable
 from arena.games.kozel.rules import Rules
 
 
+def _listed(legal_actions: list[dict] | None) -> list[dict]:
+    """Kozel lists every legal action in its requests; a request without them is a caller's bug."""
+    if legal_actions is None:
+        raise ValueError("Kozel lists its legal actions, but this request had none")
+    return legal_actions
+
+
 class RandomBot:
     def __init__(self, seat: int, rules: Rules, seed: int):
         self.seat = seat
         self.rng = random.Random(seed)
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]] | None) -> dict[str, Any]:
-        return self.rng.choice(legal_actions)
+        return self.rng.choice(_listed(legal_actions))
 
 
 class GreedyBot:
@@ -39,7 +46,7 @@ class GreedyBot:
             return {"type": "widow", "take": self._takes_widow(observation["hand"])}
         if observation["decision"] == "discard":
             return {"type": "discard", "cards": self._discard(observation["hand"])}
-        legal = [a["card"] for a in legal_actions]
+        legal = [a["card"] for a in _listed(legal_actions)]
         if observation["contract"] == "misere":
             return {"type": "play", "card": self._misere(observation, legal)}
         unseen = self._unseen(observation)

@@ -51,8 +51,8 @@ def pairing(cards: Sequence[str], target: Sequence[str], trump: str) -> list[tup
     if len(cards) == 1:  # the common case, no matching needed
         return [(cards[0], target[0])] if beats(cards[0], target[0], trump) else None
     options = []
-    for t in target:
-        beaters = [i for i, c in enumerate(cards) if beats(c, t, trump)]
+    for beaten in target:
+        beaters = [i for i, c in enumerate(cards) if beats(c, beaten, trump)]
         if not beaters:
             return None
         options.append(beaters)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from bisect import insort
 from itertools import combinations
+from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import IllegalAction
@@ -198,7 +199,7 @@ class BuraMatch:
                 if forced is not None:
                     return [{"type": LEAD, "cards": list(forced)}]
             sets = _lead_sets(hand, self.leader_limit)
-            actions = [{"type": LEAD, "cards": list(cs)} for cs in sets]
+            actions: list[dict[str, Any]] = [{"type": LEAD, "cards": list(cs)} for cs in sets]
             self._issued = (actions, sets, ())
             return actions
         sets = list(combinations(hand, len(self.best_cards)))
@@ -227,13 +228,18 @@ class BuraMatch:
     def _issued_move(self, action) -> tuple[tuple[str, ...], bool] | None:
         """(cards, face down) when ``action`` is one of the dicts the last ``legal_actions`` call listed for
         this decision and still reads as it was listed; None otherwise (then it is validated in full)."""
-        actions, sets, downs = self._issued
+        issued = self._issued
+        if issued is None:
+            return None
+        actions, sets, downs = issued
         self._issued = None
         for i in range(len(actions)):
             if actions[i] is action:
                 break
         else:
             return None
+        cards: tuple[str, ...]
+        down: bool
         if downs:  # responses with face-up / face-down pairs
             cards, down = sets[i >> 1], downs[i & 1]
             if len(action) != 3 or action.get("type") is not RESPOND or action.get("face_down") is not down:
@@ -260,11 +266,11 @@ class BuraMatch:
         if self._issued is not None:
             move = self._issued_move(action)
             if move is not None:
-                cards, down = move
+                listed, hidden = move
                 if self.phase == LEAD:
-                    self._lead(seat, cards)
+                    self._lead(seat, listed)
                 else:
-                    self._respond(seat, cards, cards if down else ())
+                    self._respond(seat, listed, listed if hidden else ())
                 return
         kind = self._check_shape(action)
         if self.phase == CLAIM:
@@ -457,7 +463,7 @@ class BuraMatch:
             return self._end_deal(scoring.DealScore(scoring.REDEAL, [], [0] * len(self.teams)), combo=announced)
         if found is not None:  # announced like one found after a draw, so everybody sees why the lead moved
             ended, value = self._combination_effect(found, first)
-            if ended:
+            if ended or value is None:  # (value is None only when the deal ended with the match)
                 return value
             first = value
         self._start_trick(first)
@@ -595,6 +601,7 @@ class BuraMatch:
         for owner in members:
             self._refresh_known(owner)
         target = self.rules.claim_target
+        assert target is not None, "a claim decision is only asked for under rules with a claim target"
         self._emit({"type": "claim", "deal": self.deal_no, "seat": seat, "target": target, "points": total,
                     "correct": total >= target, "piles": {str(s): sort_cards(self.piles[s]) for s in members}})
         score = scoring.score_claim(self.rules, self._team_points(), team, self._team_tricks())
@@ -609,7 +616,7 @@ class BuraMatch:
             found = resolve_combinations(self.hands, self.trump, self.rules, due)
             if found is not None:
                 ended, value = self._combination_effect(found, due)
-                if ended:
+                if ended or value is None:  # (value is None only when the deal ended with the match)
                     self._deal_from(value)
                     return
                 due = value
@@ -710,7 +717,7 @@ class BuraMatch:
         rules = self.rules
         if score.reason == scoring.REDEAL:  # not a new deal: the same dealer deals again in every mode
             return self.dealer
-        if score.reason == scoring.FALSE_CLAIM and rules.false_claim_deals == "claimer":
+        if score.reason == scoring.FALSE_CLAIM and rules.false_claim_deals == "claimer" and claimer is not None:
             return claimer
         if rules.dealer == "rotate_left":  # after every deal, void and tied ones included
             return (self.dealer + 1) % n

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from typing import NoReturn
 
 from arena.cards import JOKER
 from arena.games.burraco.scoring import card_value
@@ -65,7 +66,7 @@ class Meld:
         self.rank = rank
         self.suit = suit
         self.low = low
-        self._json = None
+        self._json: dict | None = None
 
     @property
     def clean(self) -> bool:
@@ -79,26 +80,41 @@ class Meld:
     def high(self) -> int:
         return self.low + len(self.cards) - 1
 
+    @property
+    def set_rank(self) -> str:
+        """A set's rank (a sequence has none)."""
+        if self.rank is None:
+            raise ValueError(f"{self!r} is a sequence: it has no rank")
+        return self.rank
+
+    @property
+    def run_suit(self) -> str:
+        """A sequence's suit (a set has none)."""
+        if self.suit is None:
+            raise ValueError(f"{self!r} is a set: it has no suit")
+        return self.suit
+
     def stands_for(self) -> str | None:
         """What the wild represents: a card (``"7H"``) in a sequence, a rank (``"7"``) in a set."""
         if self.wild is None:
             return None
         if self.kind == "set":
             return self.rank
-        return POSITION_RANK[self.low + self.wild] + self.suit
+        return POSITION_RANK[self.low + self.wild] + self.run_suit
 
     def points(self) -> int:
         return sum(card_value(c) for c in self.cards)
 
     def to_json(self) -> dict:
         """The observation form. Cached: a meld never changes once built (extending makes a new one)."""
-        if self._json is None:
+        found = self._json
+        if found is None:
             wild = None if self.wild is None else {
                 "index": self.wild, "card": self.cards[self.wild], "stands_for": self.stands_for()}
-            self._json = {"id": self.id, "team": self.team, "kind": self.kind, "rank": self.rank, "suit": self.suit,
-                          "cards": list(self.cards), "wild": wild, "clean": self.clean,
-                          "burraco": self.is_burraco, "points": self.points()}
-        return self._json
+            found = self._json = {"id": self.id, "team": self.team, "kind": self.kind, "rank": self.rank,
+                                  "suit": self.suit, "cards": list(self.cards), "wild": wild, "clean": self.clean,
+                                  "burraco": self.is_burraco, "points": self.points()}
+        return found
 
     def __repr__(self) -> str:
         return f"Meld({self.id}, team {self.team}, {self.kind}, {' '.join(self.cards)})"
@@ -171,7 +187,7 @@ def extend_meld(meld: Meld, cards: Iterable[str], *, wild_as: str | None = None)
         wilds = [c for c in meld.cards if is_wild(c)] + [c for c in cards if is_wild(c)]
         _check_set_size(len(naturals) + len(wilds), len(wilds))
         if wild_as is not None:
-            _check_set_wild_as(meld.rank, wilds, wild_as)
+            _check_set_wild_as(meld.set_rank, wilds, wild_as)
         return Meld(meld.id, meld.team, "set", tuple(sorted(naturals, key=_suit_order) + wilds),
                     len(naturals) if wilds else None, rank=meld.rank)
     if len(cards) == 1 and wild_as is None and cards[0][0] in RANK_POSITION and cards[0][1] == meld.suit:
@@ -195,7 +211,7 @@ def extend_meld(meld: Meld, cards: Iterable[str], *, wild_as: str | None = None)
     if meld.wild is not None:
         table_wild = (meld.cards[meld.wild], meld.low + meld.wild)
         loose.append(table_wild[0])
-    low, ordered, wild = _solve_sequence(fixed, loose, meld.suit, wild_as, table_wild)
+    low, ordered, wild = _solve_sequence(fixed, loose, meld.run_suit, wild_as, table_wild)
     return Meld(meld.id, meld.team, "sequence", ordered, wild, suit=meld.suit, low=low)
 
 
@@ -272,7 +288,7 @@ def _solve_sequence(fixed: dict[int, str], loose: list[str], suit: str, wild_as:
             best = failure
     if best is not None:
         return best[1]
-    return _raise_best_failure(failures)
+    _raise_best_failure(failures)
 
 
 def _place_wild(positions: dict[int, str], floating: str | None, suit: str, wild_as: str | None,
@@ -293,12 +309,12 @@ def _place_wild(positions: dict[int, str], floating: str | None, suit: str, wild
         if not spots:
             return "sequence-full"
     is_table_wild = table_wild is not None and floating == table_wild[0]
-    stay = table_wild[1] if is_table_wild else None
+    stay = table_wild[1] if table_wild is not None and is_table_wild else None
     choices = []
     for spot in spots:
         cells = dict(positions)
         wild_pos = spot
-        if spot is not None:
+        if spot is not None and floating is not None:  # (spots hold a place only for a floating wild)
             cells[spot] = floating
             if floating[0] == "2" and floating[1:] == suit and spot == 2:
                 wild_pos = None  # a two of the suit moved into its own place is natural again
@@ -316,7 +332,7 @@ def _place_wild(positions: dict[int, str], floating: str | None, suit: str, wild
     return min(choices)
 
 
-def _raise_best_failure(failures: list[tuple[int, str, dict[int, str]]]) -> None:
+def _raise_best_failure(failures: list[tuple[int, str, dict[int, str]]]) -> NoReturn:
     """No reading works: report the fault of the most plausible readings."""
     codes = {code for _, code, _ in failures}
     # A two far from its own place reads naturally as a wild: when that reading fails for two wilds and the
@@ -365,7 +381,7 @@ def check_meld(meld: Meld) -> None:
         pos = meld.low + i
         if c[1:] != meld.suit or c[0] != POSITION_RANK[pos]:
             raise MeldError("sequence-gap", f"{meld}: {c} is out of place")
-    if meld.wild is not None and meld.cards[meld.wild] == "2" + meld.suit and meld.low + meld.wild == 2:
+    if meld.wild is not None and meld.cards[meld.wild] == "2" + meld.run_suit and meld.low + meld.wild == 2:
         raise MeldError("bad-wild", f"{meld}: a two in its own place is natural, not wild")
 
 

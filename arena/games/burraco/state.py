@@ -97,7 +97,7 @@ class BurracoState:
         self.stock = list(stock)  # the top card is the last one
         self.melds: list[Meld] = []
         self.current = (self.dealer + 1) % self.num_seats if first is None else first
-        self.phase = "draw"
+        self.phase: str | None = "draw"  # None once the match is over
         self.locked: str | None = None
         self.drew_stock = False
         self.stalemate = 0
@@ -310,6 +310,8 @@ class BurracoState:
     def _take_pozzetto(self, seat: int, mode: str) -> None:
         team = self._team_of[seat]
         cards = self.pozzetti[team]
+        if cards is None:
+            raise ValueError(f"team {team}'s pozzetto was taken already")
         self.pozzetti[team] = None
         self.pozzetto_taken_by[team] = {"seat": seat, "mode": mode}
         self.hands[seat].extend(cards)

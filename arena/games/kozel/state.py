@@ -254,19 +254,20 @@ class KozelState:
         if not isinstance(action, dict):
             raise IllegalAction("bad-action", f"an action is a JSON object, not {type(action).__name__}")
         if self._phase == WIDOW:
-            self._expect(action, "widow", "take")
+            self._expect(seat, action, "widow", "take")
             self._apply_widow(seat, action["take"])
         elif self._phase == DISCARD:
-            self._expect(action, "discard", "cards")
+            self._expect(seat, action, "discard", "cards")
             self._apply_discard(seat, action["cards"])
         else:
-            self._expect(action, "play", "card")
+            self._expect(seat, action, "play", "card")
             self._apply_play(seat, action["card"])
 
-    def _expect(self, action: dict, kind: str, key: str) -> None:
+    def _expect(self, seat: int, action: dict, kind: str, key: str) -> None:
+        """``seat`` is the seat to move (``apply`` checked it)."""
         if action.get("type") != kind:
             raise IllegalAction("wrong-action-type",
-                                f"the decision now is {self.decision(self._turn)!r}: send {{'type': '{kind}', ...}}, "
+                                f"the decision now is {self.decision(seat)!r}: send {{'type': '{kind}', ...}}, "
                                 f"not type {action.get('type')!r}")
         if key not in action or len(action) != 2:
             raise IllegalAction("bad-action", f"a {kind} action has exactly the keys 'type' and {key!r}")
@@ -287,13 +288,15 @@ class KozelState:
                                               f"{take!r:.40}")
         self._log.append(({"type": "widow_decision", "deal": self._deal_no, "seat": seat, "take": take}, FLAT))
         if take:
+            widow = self._widow
+            assert widow is not None, "the widow decision is only asked for in a hand dealt with a widow"
             self._contract = SOLO
             self._soloist = seat
             self._leader = seat  # the lone player leads
             self._set_sides()
-            self._hands[seat] = self._table.sort(self._hands[seat] + self._widow)
+            self._hands[seat] = self._table.sort(self._hands[seat] + widow)
             self._log_private({"type": "widow", "deal": self._deal_no, "seat": seat,
-                               "cards": list(self._widow)}, seat, "cards")
+                               "cards": list(widow)}, seat, "cards")
             self._phase = DISCARD
             self._turn = seat
         else:
@@ -383,7 +386,7 @@ class KozelState:
         seat_penalty = None if per_side is None else [per_side[self._side[s]] for s in range(n)]
         tie = seat_penalty is None
         multiplier = self._multiplier
-        if tie:
+        if seat_penalty is None:
             seat_penalty = [0] * n
             if self.rules.tie_doubles:
                 self._multiplier *= 2  # each further 60:60 in a row doubles again
