@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-site lint bench clean system-deps browser-deps
+.PHONY: run test test-site lint bench train clean system-deps browser-deps
 
 # The virtualenv is created once; packages are (re)installed only when pyproject.toml changes, so a
 # second `make` starts at once.
@@ -81,6 +81,11 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/platform_throughput.py
 	$(BIN)/python bench/platform_load.py
 	$(BIN)/python bench/replay_viewer.py
+	$(BIN)/python bench/env_speed.py --seconds 5 --workers 2
+
+# The learning example (examples/training/): two CPU minutes from scratch, then an uploadable bot in out/.
+train: $(STAMP)
+	$(BIN)/python examples/training/train.py --minutes 2 --eval-seeds 300 --out out/bura-learner
 
 clean:
 	rm -rf $(VENV) .pytest_cache .coverage .hypothesis build *.egg-info
