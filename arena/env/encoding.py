@@ -18,6 +18,7 @@ every index; the summaries here are the reference for the code.
 
 from __future__ import annotations
 
+import abc
 import math
 from itertools import combinations
 from typing import Any
@@ -32,23 +33,24 @@ from arena.games.bura.ranking import points as bura_points
 Move = tuple[int, dict[str, Any]]
 
 
-class Encoder:
-    """What every game family's encoder provides."""
+class Encoder(abc.ABC):
+    """What every game family's encoder provides (each family implements all three)."""
 
     game: str
     size: int  # observation vector length
     actions: int  # number of discrete actions
 
+    @abc.abstractmethod
     def encode(self, observation: dict[str, Any]) -> np.ndarray:
-        raise NotImplementedError
+        """The observation as the documented fixed-size vector."""
 
+    @abc.abstractmethod
     def moves(self, state: Any, seat: int, observation: dict[str, Any]) -> list[Move]:
         """Every legal move of ``seat`` (the seat to move) as (action index, engine action), index order."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def describe(self, index: int) -> str:
         """A short human name for an action index (for docs and debugging)."""
-        raise NotImplementedError
 
 
 def _one_hot(vector: np.ndarray, at: int, cards, index: dict[str, int]) -> None:
