@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,env]'
+	@# The Django apps import as top-level packages (platform/ is a folder on sys.path, not a package), for
+	@# every tool the virtualenv runs: lint-imports, mypy, pytest, celery.
+	$(BIN)/python -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'kozyr-platform.pth').write_text('$(CURDIR)/platform\\n')"
 	@touch $(STAMP)
 
 # bubblewrap isolates uploaded bots, podman + runc run the container backend; installed once if missing
@@ -49,7 +52,7 @@ run: $(STAMP) system-deps
 # models.
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	PYTHONPATH=platform:. $(BIN)/lint-imports --no-cache
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 	$(BIN)/python manage.py makemigrations --check --dry-run --verbosity 0
 
