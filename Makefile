@@ -59,7 +59,7 @@ lint: $(STAMP)
 # Needs PostgreSQL and Redis on 127.0.0.1: started first when they are installed but down.
 test: $(STAMP) system-deps browser-deps lint
 	tests/start-services.sh
-	$(BIN)/python -m pytest -m "not site" --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
+	$(BIN)/python -m pytest -m "not site" --durations=25 --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
 
 # The site-level runs (several minutes of real processes under faults): CI runs them after make test.
 test-site: $(STAMP) system-deps

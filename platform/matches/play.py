@@ -86,9 +86,10 @@ def job_for(match: Match) -> MatchJob:
                     wall_seconds=match_ceiling_seconds(control, len(seats)))  # never past the worker's time limit
 
 
-def play(match: Match) -> tuple[dict[str, Any], dict[str, Any]]:
+def play(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The match played in the sandbox; touches no database (the job holds all the match needs)."""
     started = time.monotonic()
-    result, replay = run_job(job_for(match))
+    result, replay = run_job(job)
     result["wall_seconds"] = round(time.monotonic() - started, 3)
     return result, replay
 

@@ -70,7 +70,7 @@ def lease_owner() -> str:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def play_match(match_id: int) -> str:
-    from matches.play import play, store_logs, store_replay
+    from matches.play import job_for, play, store_logs, store_replay
     from matches.signals import sandbox_problem
 
     problem = sandbox_problem()
@@ -101,20 +101,27 @@ def play_match(match_id: int) -> str:
         return "not-queued"  # a duplicate or late delivery: someone else has it, or it is done
     keeper = LeaseKeeper(match_id, owner)
     keeper.start()
+
+    def release(reason: str) -> None:
+        with_database_retries(lambda: actions.release(match_id, owner, f"attempt {match.attempts}: {reason}"))
+
     try:
-        result, replay = play(match)
+        # Everything the match needs from the database is read now, while the claim's connection is fresh; a
+        # database that goes away between the claim and here is waited for like one that goes away at the end.
+        job = with_database_retries(lambda: job_for(match))
+        result, replay = play(job)
     except (BlobMissing, BlobCorrupt) as err:
         # This machine cannot see the shared storage (or it is damaged): give the match back and stop, so the
         # match's other attempts go to a healthy worker instead of all failing here within a second.
         keeper.stop()
         log.error("match %s: bot files unavailable on this worker (%s); it stops taking matches", match_id, err)
-        actions.release(match_id, owner, f"attempt {match.attempts}: the worker could not fetch the bots: {err}")
+        release(f"the worker could not fetch the bots: {err}")
         stop_this_worker()
         return "infrastructure"
     except Exception as err:
         keeper.stop()
         log.exception("match %s could not be played", match_id)
-        actions.release(match_id, owner, f"attempt {match.attempts}: the worker failed: {type(err).__name__}: {err}")
+        release(f"the worker failed: {type(err).__name__}: {err}")
         return "infrastructure"
     keeper.stop()
     if keeper.lost:
@@ -122,7 +129,7 @@ def play_match(match_id: int) -> str:
     infrastructure = actions.is_infrastructure_failure(result)
     if infrastructure:
         reason, machine_broken = infrastructure
-        actions.release(match_id, owner, f"attempt {match.attempts}: {reason}")
+        release(reason)
         if machine_broken:
             stop_this_worker()
         return "infrastructure"

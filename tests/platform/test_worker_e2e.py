@@ -54,6 +54,7 @@ def workers(tmp_path, settings, monkeypatch):
     yield start
     for worker in started:
         worker.stop()
+        print(f"--- worker {worker.name}, the end of its log ---\n{worker.output()[-4000:]}")  # shown on failure
 
 
 def ready_slow_version(owner, bot, delay: float) -> BotVersion:
