@@ -72,6 +72,9 @@ PROC_MASKS = tuple(sorted(["/dev/pts", *(f"/proc/{name}" for name in PROC_MASKED
 # some hosts (here conmon's hard limit is 32768). 4096 leaves room for 128 bots at the default 32 tasks.
 NPROC_SHARED = 4096
 
+# The engines' StartedAt of a container that was created but never started (Go's zero time).
+NEVER_STARTED = "0001-01-01"
+
 
 def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str, deadline: int,
                 env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = DOCKER,
@@ -313,6 +316,20 @@ class DockerConfinement(Confinement):
             self._state = json.loads(done.stdout) if done.returncode == 0 else {}
         except ValueError:
             self._state = {}
+
+    def setup_failed(self) -> bool:
+        """Did the engine fail to start the bot (`run` exit 125: a refused option, a missing image, a broken
+        runtime)? Decided by what the bot cannot forge: an exit status it can (a bot may exit 125 itself).
+        Under Podman the shim hands the pipes over only once the container runs, so no hand-over means the
+        bot never ran. Otherwise the engine's record decides: no container (never created), or one that
+        never started."""
+        if self.fifos is not None and self.fifos.handed_over.is_set():
+            return False
+        if self.fifos is not None:
+            return True
+        self._inspect()
+        started = (self._state or {}).get("StartedAt") or ""
+        return not started or started.startswith(NEVER_STARTED)
 
     def release_fifos(self, close_ends: bool = False) -> None:
         """Stop waiting for the shim; `close_ends` also closes the worker's ends (a start that failed)."""

@@ -415,6 +415,30 @@ def test_it_never_marks_the_bot_rejected_when_every_attempt_failed_on_the_sandbo
     assert shown["status"] != "rejected", f"an infrastructure failure is shown as the bot's rejection: {shown}"
 
 
+def test_a_bot_container_the_engine_cannot_start_is_never_the_bots_loss(pending_version, monkeypatch, settings):
+    """Issue 26: `run` exit 125 (here: the worker host lacks the bot image) gives the match back and stops the
+    worker; the version stays pending, never rejected for the engine's failure."""
+    import matches.tasks
+    from matches.tasks import play_match
+    from sandbox.backends import container_engine
+
+    reason = container_engine.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"no container engine here: {reason}")
+    settings.SANDBOX_BACKEND = "docker"
+    monkeypatch.setenv("KOZYR_SANDBOX_DOCKER_IMAGE", "localhost/kozyr-no-such-image:none")
+    stops = []
+    monkeypatch.setattr(matches.tasks, "stop_this_worker", lambda: stops.append(True))
+    assert play_match(pending_version.validation_match_id) == "infrastructure"
+    match = Match.objects.get(pk=pending_version.validation_match_id)
+    assert match.status == "queued" and match.attempts == 1, (match.status, match.attempts)
+    assert "aborted (infrastructure)" in match.failure and "sandbox_failure" in match.failure, match.failure
+    assert stops == [True]  # an engine that cannot start containers would fail every match it took
+    pending_version.refresh_from_db()
+    assert pending_version.status == "pending" and pending_version.reason == ""
+    assert not match.seats.exclude(verdict="").exists()  # nothing was scored
+
+
 def foreign_elf() -> bytes:
     """A 64-bit ELF header for a CPU the workers (this machine's architecture) cannot run."""
     import platform

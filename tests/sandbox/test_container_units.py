@@ -87,17 +87,59 @@ def test_the_reaper_reads_podmans_labels_through_its_own_template():
 
 
 class FakeRunner:
-    def __init__(self, outputs: dict[str, str]):
+    """The engine's CLI for everything but `run`: each subcommand prints its canned output; `failing`
+    subcommands exit 125 with the engine's error instead."""
+
+    def __init__(self, outputs: dict[str, str], failing: tuple[str, ...] = ()):
         self.calls: list[list[str]] = []
-        self.outputs = outputs
+        self.outputs, self.failing = outputs, failing
 
     def __call__(self, argv, **kwargs):
         self.calls.append(argv)
+        if argv[1] in self.failing:
+            return subprocess.CompletedProcess(argv, 125, stdout="", stderr="Error: no such container")
         return subprocess.CompletedProcess(argv, 0, stdout=self.outputs.get(argv[1], ""), stderr="")
 
 
+STARTED = {"StartedAt": "2026-12-02T16:00:00.123456789Z"}  # what the engines record once a container ran
+
+
+def fake_run(exit_code: int):
+    """A stand-in for `docker run` that exits with ``exit_code`` at once."""
+
+    def popen(argv, **kwargs):
+        kwargs.pop("env")
+        return subprocess.Popen([sys.executable, "-c", f"raise SystemExit({exit_code})"], **kwargs)
+
+    return popen
+
+
+@pytest.mark.parametrize(("state", "failing"), [
+    ({}, ("inspect",)),  # `run` refused before creating anything: the engine knows no such container
+    ({"StartedAt": "0001-01-01T00:00:00Z", "ExitCode": 0, "Error": "seccomp profile: no such file"}, ()),
+], ids=["never-created", "created-never-started"])
+def test_an_engine_that_cannot_start_the_container_is_a_sandbox_failure_not_the_bots(tmp_path, state, failing):
+    runner = FakeRunner({"inspect": json.dumps(state)}, failing=failing)
+    proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner,
+                                       popen=fake_run(125), engine=DOCKER)
+    report = proc.finish(grace_seconds=5)
+    assert report.outcome == "sandbox_failure", report.to_dict()
+    assert "the bot never ran" in report.detail
+    proc.close()
+
+
+def test_a_bot_that_exits_125_itself_is_its_own_failure(tmp_path):
+    # 125 is also what `run` says when the engine fails: the status alone must never excuse a bot.
+    runner = FakeRunner({"inspect": json.dumps({**STARTED, "ExitCode": 125, "OOMKilled": False})})
+    proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner,
+                                       popen=fake_run(125), engine=DOCKER)
+    report = proc.finish(grace_seconds=5)
+    assert (report.outcome, report.detail) == ("runtime_error", "exited with status 125"), report.to_dict()
+    proc.close()
+
+
 def test_a_container_run_is_inspected_then_removed(tmp_path):
-    runner = FakeRunner({"inspect": json.dumps({"OOMKilled": True, "ExitCode": 137})})
+    runner = FakeRunner({"inspect": json.dumps({**STARTED, "OOMKilled": True, "ExitCode": 137})})
     launched = []
 
     def fake_popen(argv, **kwargs):  # the "container": a local process standing in for `docker run`
@@ -178,7 +220,7 @@ def test_the_container_cgroup_reader_follows_the_bot_into_v1_and_v2_trees(tmp_pa
 def test_an_oom_kill_only_conmon_saw_is_reported_and_the_clis_folder_goes_with_the_run(tmp_path):
     # Podman on cgroup v1: OOMKilled stays false and the bot died before any cgroup could be read; conmon
     # leaves `oom` in the CLI's working folder, one folder per container.
-    runner = FakeRunner({"inspect": json.dumps({"OOMKilled": False, "ExitCode": 137})})
+    runner = FakeRunner({"inspect": json.dumps({**STARTED, "OOMKilled": False, "ExitCode": 137})})
     folders = []
 
     def fake_popen(argv, **kwargs):
