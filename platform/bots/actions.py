@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -14,7 +12,7 @@ from arena.bots import bots_for
 from arena.games import GAME_MODULES
 from bots import blobs
 from bots.limits import check_bot_cap, check_pending_cap
-from bots.models import NAME_HELP, NAME_RULE, Bot, BotVersion, presets_of
+from bots.models import Bot, BotVersion, name_problem, presets_of
 from bots.signals import current_version_changed
 from bots.upload import CheckedUpload
 from config.errors import ActionError
@@ -28,8 +26,9 @@ RESERVED_NAMES = {"new"}  # words the site's own addresses use under /bots/
 
 
 def check_name(name: str, exclude: Bot | None = None) -> str:
-    if not isinstance(name, str) or not re.match(NAME_RULE, name):
-        raise BotError(f"invalid bot name: {NAME_HELP}", "name")
+    problem = name_problem(name)
+    if problem is not None:
+        raise BotError(f"invalid bot name {str(name)[:60]!r}: {problem}", "name")
     if name.lower() in RESERVED_NAMES:
         raise BotError(f"the name {name!r} is reserved by the site; choose another", "name")
     clash = Bot.objects.filter(name__iexact=name)

@@ -12,8 +12,28 @@ from django.db.models.functions import Lower
 from arena.games import GAME_MODULES, all_presets
 
 GAME_CHOICES = [(name, name) for name in GAME_MODULES]
+# Latin letters only: a name is typed in URLs and on command lines, and one script keeps look-alike names
+# (a Cyrillic "а" in "greedy") from passing for someone else's bot.
 NAME_RULE = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
-NAME_HELP = "2–40 characters: letters, digits, '_', '.', '-', starting with a letter or digit"
+NAME_HELP = "2–40 characters: Latin letters (A–Z, a–z), digits, '_', '.', '-', starting with a letter or digit"
+NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def name_problem(name: object) -> str | None:
+    """What is wrong with a bot name, in words that point at the fault (not the rule repeated), or None."""
+    if not isinstance(name, str):
+        return "a name must be text"
+    if not 2 <= len(name) <= 40:
+        return f"it has {len(name)} character{'s' if len(name) != 1 else ''}; a name has 2–40"
+    for character in name:
+        if character not in NAME_CHARACTERS:
+            kind = "a letter of another script" if character.isalpha() else "not allowed"
+            shown = repr(character) if character.isprintable() and not character.isspace() else \
+                f"U+{ord(character):04X}"
+            return f"{shown} is {kind}: use Latin letters A–Z and a–z, digits, '_', '.' or '-'"
+    if not name[0].isalnum():
+        return f"it starts with {name[0]!r}; start with a Latin letter or a digit"
+    return None
 
 
 @functools.cache

@@ -32,7 +32,7 @@ from ratings.actions import leaderboard
 from ratings.models import Rating, RatingSnapshot
 from ratings.queries import head_to_head
 from tournaments.models import Trophy
-from web import challenge_views
+from web import challenge_views, health
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
 from web.outcomes import number, recent_matches
@@ -154,6 +154,9 @@ def bot_new(request):
             messages.success(request, "Uploaded. Its validation match is queued; the status below follows it.")
             return redirect("bot", name=bot.name)
         limits.give_back(limits.bot_creations(), request.user.pk, spent)  # no bot was made
+    chosen = request.FILES.get("file")
+    if form.errors and chosen is not None and "file" not in form.errors:
+        form.add_error("file", f"choose {chosen.name} again: a browser does not keep a chosen file after an error")
     return render(request, "web/bot_new.html", {"form": form})
 
 
@@ -270,14 +273,11 @@ def preset_page(request, preset: str):
 
 
 def healthz(request):
-    """For load balancers and compose: 200 when this process can reach the database, else 503."""
-    from django.db import connection
-
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-    except Exception as err:
-        return JsonResponse({"status": "unavailable", "database": str(err)[:200]}, status=503)
+    """For load balancers and compose: 200 when this process reaches the database, the broker and the cache,
+    else 503 naming each and why, within about a second however they fail (web/health.py)."""
+    checks = health.run_checks()
+    if any(state != health.OK for state in checks.values()):
+        return JsonResponse({"status": "unavailable", **checks}, status=503)
     return JsonResponse({"status": "ok"})
 
 
