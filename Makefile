@@ -41,6 +41,7 @@ run: export KOZYR_VAR_DIR ?= $(CURDIR)/var
 run: export HOST ?= 127.0.0.1
 run: export PORT ?= 8000
 run: export WORKER_CONCURRENCY ?= 2
+run: export LOG_LEVEL ?= WARNING
 run: $(STAMP) system-deps
 	$(BIN)/python manage.py local_setup
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0

@@ -39,7 +39,7 @@ def embedded_env(var: Path, port: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("KOZYR_", "DJANGO_")) and k not in ("DATABASE_URL", "CELERY_BROKER_URL", "MEDIA_ROOT")}
     return {**env, "KOZYR_VAR_DIR": str(var), "KOZYR_LADDER_QUEUE_DEPTH": "2", "HOST": "127.0.0.1",
-            "PORT": str(port), "WORKER_CONCURRENCY": "1"}
+            "PORT": str(port), "WORKER_CONCURRENCY": "1", "LOG_LEVEL": "INFO"}
 
 
 def shell(env: dict[str, str], code: str) -> str:
