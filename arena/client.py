@@ -1,8 +1,10 @@
-"""``arena login``, ``arena upload``, ``arena bots`` and ``arena challenge``: the terminal's client of a Kozyr site.
+"""``arena login``, ``arena upload``, ``arena bots``, ``arena challenge`` and ``arena sites``: the terminal's
+client of Kozyr sites.
 
 It speaks HTTP to the site's API (``/api/v1/``) with the standard library only; arena never imports
-Django. The token is kept in ``$XDG_CONFIG_HOME/kozyr/credentials.json`` (default ``~/.config``), readable
-by its owner only. Every error the server sends is shown as the one-line ``error.message`` it carries.
+Django. The tokens, one per site, are kept in ``$XDG_CONFIG_HOME/kozyr/credentials.json`` (default
+``~/.config``), readable by its owner only. Every error the server sends is shown as the one-line
+``error.message`` it carries.
 """
 
 from __future__ import annotations
@@ -33,35 +35,91 @@ class ClientError(Exception):
 
 
 # ---- credentials -------------------------------------------------------------------------------------------
+# credentials.json: {"default": URL, "sites": {URL: {"token": ..., "username": ...}}}. `arena login URL` adds
+# or replaces one site and makes it the default; `--site` (or KOZYR_SITE) picks another for one command. A
+# file of the earlier one-site form ({"url", "token", "username"}) is read as a single site.
+
+SITE_SETTING = "KOZYR_SITE"
+
 
 def config_dir() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "kozyr"
 
 
-def save_credentials(url: str, token: str, username: str) -> Path:
-    folder = config_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
-    path = folder / "credentials.json"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump({"url": url, "token": token, "username": username}, handle)
-    os.chmod(path, 0o600)  # the file may have existed with wider permissions
-    return path
+def credentials_path() -> Path:
+    return config_dir() / "credentials.json"
 
 
-def load_credentials() -> dict[str, str]:
-    path = config_dir() / "credentials.json"
+def _read_sites(path: Path) -> dict[str, Any]:
+    """The file's sites and default; an absent file is no site at all."""
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise ClientError("not logged in: run `arena login URL` first") from None
+        return {"default": None, "sites": {}}
     except (OSError, ValueError) as err:
         raise ClientError(f"cannot read {path}: {err}; run `arena login URL` again") from None
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("url", "token")):
+    if isinstance(data, dict) and isinstance(data.get("url"), str) and isinstance(data.get("token"), str):
+        data = {"default": data["url"], "sites": {data["url"]: {"token": data["token"],
+                                                                 "username": data.get("username", "")}}}
+    sites = data.get("sites") if isinstance(data, dict) else None
+    if not isinstance(sites, dict) or not all(
+            isinstance(entry, dict) and isinstance(entry.get("token"), str) for entry in sites.values()):
         raise ClientError(f"{path} is damaged; run `arena login URL` again")
-    return data
+    default = data.get("default")
+    return {"default": default if default in sites else None, "sites": sites}
+
+
+def save_credentials(url: str, token: str, username: str) -> Path:
+    """Keep this site's token beside the others', and make it the default."""
+    folder = config_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    path = credentials_path()
+    known = _read_sites(path) if path.exists() else {"default": None, "sites": {}}
+    known["sites"][url] = {"token": token, "username": username}
+    known["default"] = url
+    scratch = folder / ".credentials.json.new"
+    fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(known, handle, indent=1, sort_keys=True)
+    os.chmod(scratch, 0o600)  # the file may have existed with wider permissions
+    os.replace(scratch, path)  # a crash mid-write never leaves the other sites' tokens half written
+    return path
+
+
+def known_sites() -> dict[str, Any]:
+    return _read_sites(credentials_path())
+
+
+def load_credentials(site: str | None = None) -> dict[str, str]:
+    """The site to talk to: ``site`` (a logged-in URL, or its host name), else KOZYR_SITE, else the default."""
+    known = known_sites()
+    if not known["sites"]:
+        raise ClientError("not logged in: run `arena login URL` first")
+    wanted = site or os.environ.get(SITE_SETTING) or known["default"]
+    if not wanted:
+        raise ClientError(f"logged in to {len(known['sites'])} sites and none is the default: "
+                          f"name one with --site ({', '.join(sorted(known['sites']))})")
+    url = _match_site(wanted, known["sites"])
+    return {"url": url, **known["sites"][url]}
+
+
+def _match_site(wanted: str, sites: dict[str, Any]) -> str:
+    if wanted in sites:
+        return wanted
+    with_scheme = wanted if "://" in wanted else f"https://{wanted}"
+    try:
+        normalised = normalise_url(with_scheme)
+    except ClientError:
+        normalised = None
+    if normalised in sites:
+        return normalised
+    by_host = [url for url in sites if urllib.parse.urlsplit(url).netloc == wanted]
+    if len(by_host) == 1:
+        return by_host[0]
+    raise ClientError(f"not logged in to {wanted}: run `arena login {wanted}` first"
+                      f" (logged in to: {', '.join(sorted(sites))})")
 
 
 # ---- HTTP ----------------------------------------------------------------------------------------------------
@@ -171,13 +229,19 @@ def add_commands(sub) -> None:
     upload.add_argument("--wait", action="store_true",
                         help="follow the validation match: exit 0 when ready, 1 when rejected")
 
-    sub.add_parser("bots", help="my bots on the site, with their versions and status")
+    bots = sub.add_parser("bots", help="my bots on the site, with their versions and status")
+
+    sites = sub.add_parser("sites", help="the sites you are logged in to (* marks the default)")
+    sites.add_argument("--default", metavar="URL", help="make this logged-in site the default")
 
     challenge = sub.add_parser("challenge", help="challenge another bot: an unranked duplicate set of one deal")
     challenge.add_argument("bot", metavar="MYBOT", help="one of your bots")
     challenge.add_argument("opponent", metavar="OPPONENT", help="any bot of the same game")
     challenge.add_argument("--preset", help="a two-sided preset both play (default: your bot's first)")
     challenge.add_argument("--wait", action="store_true", help="wait until the matches are played; print the result")
+    for command in (upload, bots, challenge):
+        command.add_argument("--site", metavar="URL", help=f"a site you logged in to (default: the last one "
+                                                            f"logged in to, or ${SITE_SETTING})")
 
 
 def cmd_login(args: argparse.Namespace) -> int:
@@ -197,13 +261,26 @@ def cmd_login(args: argparse.Namespace) -> int:
     return 0
 
 
-def _site() -> tuple[Site, dict[str, str]]:
-    credentials = load_credentials()
+def _site(args: argparse.Namespace) -> tuple[Site, dict[str, str]]:
+    credentials = load_credentials(getattr(args, "site", None))
     return Site(credentials["url"], credentials["token"]), credentials
 
 
+def cmd_sites(args: argparse.Namespace) -> int:
+    if args.default:
+        chosen = load_credentials(args.default)
+        save_credentials(chosen["url"], chosen["token"], chosen.get("username", ""))
+    known = known_sites()
+    if not known["sites"]:
+        print("not logged in to any site: run `arena login URL`")
+        return 0
+    for url, entry in sorted(known["sites"].items()):
+        print(f"{'*' if url == known['default'] else ' '} {url}  as {entry.get('username') or '?'}")
+    return 0
+
+
 def cmd_upload(args: argparse.Namespace) -> int:
-    site, _ = _site()
+    site, _ = _site(args)
     name = urllib.parse.quote(args.bot, safe="")
     filename, data = bot_payload(args.path)
     try:
@@ -234,7 +311,7 @@ def cmd_upload(args: argparse.Namespace) -> int:
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
-    site, credentials = _site()
+    site, credentials = _site(args)
     owner = urllib.parse.quote(credentials.get("username", ""), safe="")
     page = site.request("GET", f"/api/v1/bots/?owner={owner}&page_size=200")
     bots = page["results"]
@@ -284,7 +361,7 @@ def match_result(match: dict[str, Any]) -> str:
 
 
 def cmd_challenge(args: argparse.Namespace) -> int:
-    site, _ = _site()
+    site, _ = _site(args)
     body = {"bot": args.bot, "opponent": args.opponent, **({"preset": args.preset} if args.preset else {})}
     matches = site.request("POST", "/api/v1/challenges/", body)
     print(f"{args.bot} challenges {args.opponent} on {matches[0]['preset']}: {len(matches)} unranked "
@@ -315,7 +392,8 @@ def cmd_challenge(args: argparse.Namespace) -> int:
     return 0 if all(m["status"] == "finished" for m in matches) else 1
 
 
-COMMANDS = {"login": cmd_login, "upload": cmd_upload, "bots": cmd_bots, "challenge": cmd_challenge}
+COMMANDS = {"login": cmd_login, "upload": cmd_upload, "bots": cmd_bots, "challenge": cmd_challenge,
+            "sites": cmd_sites}
 
 
 def run(args: argparse.Namespace) -> int:
