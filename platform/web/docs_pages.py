@@ -12,6 +12,8 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
+from web.kits import kits
+
 DOCS = settings.REPO_DIR / "docs"
 PAGES = {
     "protocol": ("The bot protocol", "protocol.md"),
@@ -81,4 +83,6 @@ def doc_page(request, slug: str = "protocol"):
     if not path.exists():
         raise Http404("no such document")
     html = _rendered(path, path.stat().st_mtime)  # the docs are ours, not user input: safe to show as HTML
-    return render(request, "web/doc.html", {"title": title, "html": mark_safe(html), "pages": PAGES, "slug": slug})
+    context = {"title": title, "html": mark_safe(html), "pages": PAGES, "slug": slug,
+               "kits": kits() if slug == "starter-kits" else []}
+    return render(request, "web/doc.html", context)

@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.throttle import ThrottledLoginView
-from web import challenge_views, docs_pages, replay_views, tournament_views, views
+from web import challenge_views, docs_pages, kits, replay_views, tournament_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -29,4 +29,5 @@ urlpatterns = [
     path("tournaments/<int:pk>/<str:action>/", tournament_views.tournament_control, name="tournament-control"),
     path("docs/", docs_pages.doc_page, name="docs"),
     path("docs/<slug:slug>/", docs_pages.doc_page, name="doc"),
+    path("kits/kozyr-<slug:game>-<slug:language>.zip", kits.kit_zip, name="kit"),
 ]
