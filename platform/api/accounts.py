@@ -15,6 +15,7 @@ from accounts.auth import ApiTokenAuthentication
 from accounts.limits import ClientAddressThrottle, RateLimited, throttled
 from accounts.models import ApiToken, User
 from accounts.throttle import LoginAttempt
+from api.schema import ApiView, error_response
 from config.api import reject_unknown_fields
 
 
@@ -66,7 +67,7 @@ def _created(token: ApiToken, secret: str) -> Response:
     return Response(body, status=status.HTTP_201_CREATED)
 
 
-class MeView(APIView):
+class MeView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses=UserSerializer, summary="The signed-in user")
@@ -74,14 +75,18 @@ class MeView(APIView):
         return Response(UserSerializer(request.user).data)
 
 
-class TokenLoginView(APIView):
+class TokenLoginView(ApiView, APIView):
     """Exchange a username and password for a new named token (what `arena login` does). Limited like the
     web log-in (accounts/throttle.py): per address, and per account without locking its owner out."""
 
     permission_classes = [AllowAny]
     authentication_classes = [ApiTokenAuthentication]  # so a failed log-in answers 401 with WWW-Authenticate
 
-    @extend_schema(request=LoginSerializer, responses={201: CreatedTokenSerializer}, summary="Log in for a token")
+    # auth=[]: it takes a password, not a token (so a generated client logs in with its plain Client)
+    @extend_schema(request=LoginSerializer, summary="Log in for a token", auth=[], responses={
+        201: CreatedTokenSerializer,
+        401: error_response("wrong username or password (or the account is suspended)"),
+        429: error_response("too many failed log-ins: retry after `retry_after_seconds`")})
     def post(self, request):
         reject_unknown_fields(LoginSerializer, request.data)
         form = LoginSerializer(data=request.data)
@@ -101,7 +106,7 @@ class TokenLoginView(APIView):
         return _created(token, secret)
 
 
-class TokenListView(APIView):
+class TokenListView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
     throttle_classes = [ClientAddressThrottle]
     throttle_scope = "write"
@@ -123,7 +128,7 @@ class TokenListView(APIView):
         return _created(token, secret)
 
 
-class TokenDetailView(APIView):
+class TokenDetailView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={204: None}, summary="Revoke a token")

@@ -8,13 +8,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import limits
 from accounts.limits import ClientAddressThrottle, RateLimited, throttled
+from api.schema import ApiView, error_response
 from arena.games import all_presets
 from bots import blobs
 from bots.access import access_bot, access_version, can_see_private
@@ -106,7 +107,7 @@ class BotFilter(django_filters.FilterSet):
 @extend_schema_view(get=extend_schema(summary="List bots (public)"),
                     post=extend_schema(summary="Create a bot", request=BotCreateSerializer,
                                        responses={201: BotSerializer}))
-class BotListView(generics.ListCreateAPIView):
+class BotListView(ApiView, generics.ListCreateAPIView):
     serializer_class = BotSerializer
     permission_classes = [IsAuthenticatedOrReadOnly]
     filterset_class = BotFilter
@@ -136,7 +137,7 @@ class BotListView(generics.ListCreateAPIView):
         return Response(BotSerializer(bot, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
-class BotDetailView(APIView):
+class BotDetailView(ApiView, APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
     throttle_scope = "write"
 
@@ -158,9 +159,9 @@ class BotDetailView(APIView):
         return Response(BotSerializer(bot, context={"request": request}).data)
 
 
-class VersionListView(APIView):
+class VersionListView(ApiView, APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]  # a file cannot travel in a urlencoded form (nor, here, in JSON)
 
     @extend_schema(responses=VersionSerializer(many=True), summary="A bot's versions, newest first")
     def get(self, request, name: str):
@@ -168,7 +169,8 @@ class VersionListView(APIView):
         versions = bot.versions.select_related("bot").prefetch_related(validation_links()).order_by("-number")
         return Response(VersionSerializer(versions, many=True, context={"request": request}).data)
 
-    @extend_schema(request=UploadSerializer, responses={201: VersionSerializer},
+    @extend_schema(request=UploadSerializer, responses={
+        201: VersionSerializer, 429: error_response("too many uploads: retry after `retry_after_seconds`")},
                    summary="Upload a new version (multipart field 'file'); it is validated by a short match")
     def post(self, request, name: str):
         try:  # every attempt counts, refused ones too (or the checks become a free oracle); shared with the pages
@@ -185,7 +187,7 @@ class VersionListView(APIView):
         return Response(VersionSerializer(version, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
-class VersionDetailView(APIView):
+class VersionDetailView(ApiView, APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(responses=VersionSerializer, summary="One version and its validation status")
@@ -195,7 +197,7 @@ class VersionDetailView(APIView):
                                           context={"request": request}).data)
 
 
-class VersionRetireView(APIView):
+class VersionRetireView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=None, responses=VersionSerializer, summary="Retire a version (never scheduled again)")
@@ -206,7 +208,7 @@ class VersionRetireView(APIView):
         return Response(VersionSerializer(version, context={"request": request}).data)
 
 
-class VersionDownloadView(APIView):
+class VersionDownloadView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from api.schema import ApiView
 from bots import blobs
 from bots.access import access_bot, can_see_private
 from bots.models import BotVersion
@@ -111,7 +112,7 @@ class NewestFirst(CursorPagination):
 
 
 @extend_schema(summary="List matches, newest first (filter by bot, version, preset, kind, status, date)")
-class MatchListView(generics.ListAPIView):
+class MatchListView(ApiView, generics.ListAPIView):
     serializer_class = MatchSerializer
     permission_classes = [AllowAny]
     filterset_class = MatchFilter
@@ -122,7 +123,7 @@ class MatchListView(generics.ListAPIView):
         return match_queryset()
 
 
-class MatchDetailView(APIView):
+class MatchDetailView(ApiView, APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(responses=MatchSerializer, summary="A match with its seats and verdicts")
@@ -133,7 +134,7 @@ class MatchDetailView(APIView):
         return Response(MatchSerializer(match, context={"request": request}).data)
 
 
-class ReplayView(APIView):
+class ReplayView(ApiView, APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(responses={(200, "application/gzip"): OpenApiTypes.BINARY},
@@ -150,7 +151,7 @@ class ReplayView(APIView):
         return response
 
 
-class SeatLogView(APIView):
+class SeatLogView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR},
@@ -168,7 +169,7 @@ class ChallengeSerializer(serializers.Serializer):
     preset = serializers.CharField(max_length=40, required=False, help_text="default: the game's first preset")
 
 
-class ChallengeView(APIView):
+class ChallengeView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "challenge"

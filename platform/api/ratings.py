@@ -9,6 +9,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.schema import ApiView, error_response
 from arena.games import all_presets
 from bots.access import access_bot
 from ratings.actions import leaderboard
@@ -50,7 +51,7 @@ def check_preset(preset: str) -> str:
 
 @extend_schema(summary="A preset's leaderboard (each bot's current version, best first)",
                parameters=[OpenApiParameter("search", str, description="bot name contains")])
-class LeaderboardView(generics.ListAPIView):
+class LeaderboardView(ApiView, generics.ListAPIView):
     serializer_class = LeaderboardRowSerializer
     permission_classes = [AllowAny]
     filter_backends: list = []
@@ -74,12 +75,14 @@ HEAD_TO_HEAD = inline_serializer("HeadToHead", fields={
     "b_wins": serializers.IntegerField(), "a_score_percent": serializers.FloatField(allow_null=True)})
 
 
-class HeadToHeadView(APIView):
+class HeadToHeadView(ApiView, APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(summary="Ranked results between two bots on a preset (all their versions)",
                    parameters=[OpenApiParameter("a", str, required=True), OpenApiParameter("b", str, required=True),
-                               OpenApiParameter("preset", str, required=True)], responses=HEAD_TO_HEAD)
+                               OpenApiParameter("preset", str, required=True)],
+                   responses={200: HEAD_TO_HEAD, 400: error_response("a query parameter is missing"),
+                              404: error_response("no such bot or preset, or not one you may see")})
     def get(self, request):
         params = request.query_params
         missing = [name for name in ("a", "b", "preset") if not params.get(name)]
@@ -99,7 +102,7 @@ class HistoryRowSerializer(serializers.ModelSerializer):
 
 
 @extend_schema(summary="A bot's official rating after every refit of a preset (for plots)")
-class RatingHistoryView(generics.ListAPIView):
+class RatingHistoryView(ApiView, generics.ListAPIView):
     serializer_class = HistoryRowSerializer
     permission_classes = [AllowAny]
     filter_backends: list = []

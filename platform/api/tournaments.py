@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from api.schema import ApiView
 from bots.access import access_bot, access_version
 from config.api import reject_unknown_fields
 from matches.time_controls import BOUNDS, TimeControlError, check_time_control
@@ -65,7 +66,7 @@ class JoinSerializer(serializers.Serializer):
     invite_code = serializers.CharField(max_length=32, required=False, allow_blank=True, default="")
 
 
-class TournamentListView(generics.ListCreateAPIView):
+class TournamentListView(ApiView, generics.ListCreateAPIView):
     serializer_class = TournamentSerializer
     permission_classes = [IsAuthenticatedOrReadOnly]
     filterset_fields = ["status", "preset", "format"]
@@ -90,7 +91,7 @@ class TournamentListView(generics.ListCreateAPIView):
                         status=status.HTTP_201_CREATED)
 
 
-class TournamentDetailView(APIView):
+class TournamentDetailView(ApiView, APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(responses=TournamentSerializer, summary="A tournament")
@@ -98,7 +99,7 @@ class TournamentDetailView(APIView):
         return Response(TournamentSerializer(access_tournament(pk), context={"request": request}).data)
 
 
-class JoinView(APIView):
+class JoinView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=JoinSerializer, responses={201: TournamentSerializer}, summary="Join with one of my bots")
@@ -113,7 +114,7 @@ class JoinView(APIView):
                         status=status.HTTP_201_CREATED)
 
 
-class LeaveView(APIView):
+class LeaveView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=JoinSerializer, responses=TournamentSerializer, summary="Leave before the start")
@@ -126,7 +127,7 @@ class LeaveView(APIView):
         return Response(TournamentSerializer(access_tournament(pk), context={"request": request}).data)
 
 
-class HostActionView(APIView):
+class HostActionView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
     action_name = ""
 
@@ -151,7 +152,7 @@ STANDING = inline_serializer("Standing", many=True, fields={
     "played": serializers.IntegerField()})
 
 
-class StandingsView(APIView):
+class StandingsView(ApiView, APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(responses=STANDING, summary="Standings with tie-breaks (computed from the stored results)")
@@ -160,7 +161,7 @@ class StandingsView(APIView):
                          for row in tables.standings(access_tournament(pk))])
 
 
-class CrosstableView(APIView):
+class CrosstableView(ApiView, APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(responses=inline_serializer("Crosstable", fields={
@@ -181,7 +182,7 @@ ROUND = inline_serializer("TournamentRound", many=True, fields={
     "pairings": serializers.ListField(child=serializers.DictField())})
 
 
-class RoundsView(APIView):
+class RoundsView(ApiView, APIView):
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(responses=ROUND, summary="Rounds and pairings (a knockout's rounds are its bracket)")
@@ -217,7 +218,7 @@ class VersionTestCreateSerializer(serializers.Serializer):
     max_pairs = serializers.IntegerField(min_value=1, max_value=100_000, required=False, default=2000)
 
 
-class VersionTestListView(generics.ListCreateAPIView):
+class VersionTestListView(ApiView, generics.ListCreateAPIView):
     serializer_class = VersionTestSerializer
     permission_classes = [IsAuthenticated]
     filter_backends: list = []
@@ -243,7 +244,7 @@ class VersionTestListView(generics.ListCreateAPIView):
         return Response(VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)
 
 
-class VersionTestDetailView(APIView):
+class VersionTestDetailView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     def test_of(self, request, pk: int) -> VersionTest:

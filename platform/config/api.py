@@ -1,7 +1,8 @@
 """What every API endpoint shares: the error shape and pagination.
 
 Every error answer is ``{"error": {"code": …, "message": one line, "fields": {field: [messages]}}}``, so
-clients (the ``arena`` CLI among them) can always print ``message``.
+clients (the ``arena`` CLI among them) can always print ``message``. ``ErrorBodySerializer`` describes it
+in the OpenAPI schema (api.schema lists it under every error status an endpoint can answer).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404
-from rest_framework import exceptions, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -59,6 +60,26 @@ def reject_unknown_fields(serializer_class, data) -> None:
 
 def error_body(code: str, message: str, fields: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="what kind of error, for programs: invalid, not_found, "
+                                           "not_authenticated, authentication_failed, permission_denied, "
+                                           "throttled, too-large, unsupported_media_type, or an action's own code")
+    message = serializers.CharField(help_text="one line for a person: what was wrong and how to fix it")
+    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   help_text="each input at fault and its messages (empty when none is)")
+    retry_after_seconds = serializers.IntegerField(required=False,
+                                                   help_text="a 429's wait before the next attempt")
+
+
+class ErrorBodySerializer(serializers.Serializer):
+    """The body of every error answer: `error.message` is one line for a person, `error.code` the kind of
+    error for a program, `error.fields` the inputs at fault."""
+
+    # (the OpenAPI schema's description of what exception_handler and error_body write)
+
+    error = ErrorSerializer()
 
 
 class PayloadTooLarge(exceptions.APIException):
