@@ -8,10 +8,13 @@ ALLOWED_HOSTS are required and the security settings of ``manage.py check --depl
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from config.embedded_broker import UNIX_SOCKET_PATH_MAX, embedded_broker_url
 from config.env import Environment, SettingError, local_secret_key, stop
+
+METRICS_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9._~+/=-]{32,}")  # RFC 6750's bearer token characters
 
 PLATFORM_DIR = Path(__file__).resolve().parent.parent
 REPO_DIR = PLATFORM_DIR.parent
@@ -74,6 +77,22 @@ try:
     # Never play two rotations of one deal side by side on one machine (a residual covert channel between
     # sandboxes); off trades that for throughput when matches are very short (docs/matches.md).
     SEPARATE_ROTATIONS = env.bool("KOZYR_SEPARATE_ROTATIONS", True)
+    # A database or broker that accepts connections but never answers must not hold a process forever:
+    # connect timeouts everywhere, a read timeout on Redis, and a statement timeout for the web process only
+    # (config/database.py: below gunicorn's 30 s worker timeout; a worker's result transaction and a refit
+    # have no such limit). /healthz answers within a second whatever these are (web/health.py).
+    DB_CONNECT_TIMEOUT = env.int("KOZYR_DB_CONNECT_TIMEOUT", 5, 2, 600)  # libpq counts 1 as 2
+    WEB_STATEMENT_TIMEOUT = env.int("KOZYR_WEB_STATEMENT_TIMEOUT", 20, 0, 3600)
+    REDIS_CONNECT_TIMEOUT = env.int("KOZYR_REDIS_CONNECT_TIMEOUT", 5, 1, 600)
+    REDIS_TIMEOUT = env.int("KOZYR_REDIS_TIMEOUT", 5, 2, 600)  # above kombu's 1 s BRPOP, so waiting is no error
+    # /metrics (web/metrics.py): with a token, only for `Authorization: Bearer <token>`; without one, open
+    # locally and absent (404) in production.
+    METRICS_TOKEN = env.str("KOZYR_METRICS_TOKEN", "").strip()
+    if METRICS_TOKEN and not METRICS_TOKEN_SHAPE.fullmatch(METRICS_TOKEN):
+        raise SettingError("KOZYR_METRICS_TOKEN: expected at least 32 characters of letters, digits and -._~+/= "
+                           "(e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(32))')")
+    # JSON lines for a log collector in production; plain lines in `make run`'s terminal.
+    LOG_FORMAT = env.choice("KOZYR_LOG_FORMAT", "json" if PRODUCTION else "plain", ("json", "plain"))
     for name in READ_BY_THE_SANDBOX:
         env.raw(name)  # the sandbox package reads and checks these itself
     for name in env.unknown():
@@ -96,6 +115,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = 60
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # A connect_timeout in DATABASE_URL's query wins (django-environ puts it in OPTIONS).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", DB_CONNECT_TIMEOUT)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -111,6 +132,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "knox",
     "csp",
+    "django_prometheus",
     "accounts",
     "bots",
     "matches",
@@ -136,6 +158,8 @@ MATCH_HOOKS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestId",  # first: every log line of the request, and every response, carries its id
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.ContentSecurityPolicy",  # django-csp's, plus what ReDoc's page needs
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -146,6 +170,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -269,22 +294,33 @@ MIGRATION_MODULES = {"knox": None}
 REST_KNOX = {"TOKEN_MODEL": "accounts.ApiToken", "TOKEN_TTL": None, "AUTH_HEADER_PREFIX": "Token",
              "TOKEN_PREFIX": "kz_", "AUTO_REFRESH": False}
 
+REDIS_TIMEOUTS = {"socket_connect_timeout": REDIS_CONNECT_TIMEOUT, "socket_timeout": REDIS_TIMEOUT}
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # Throttle counters must be shared by every web process; Redis is there whenever it is the broker.
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CELERY_BROKER_URL}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CELERY_BROKER_URL,
+                          "OPTIONS": REDIS_TIMEOUTS}}
 elif CELERY_BROKER_URL.startswith("redis+socket://"):
     # The same on a unix socket (the embedded broker): its database 1, beside the messages in 0.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                          "LOCATION": f"unix://{CELERY_BROKER_URL.removeprefix('redis+socket://')}?db=1"}}
+                          "LOCATION": f"unix://{CELERY_BROKER_URL.removeprefix('redis+socket://')}?db=1",
+                          "OPTIONS": REDIS_TIMEOUTS}}
 
 from config.celery_settings import *  # noqa: E402,F403  (Celery's settings read the values above)
 
+# The broker's connections time out as the cache's do (kombu passes these to redis-py; on a unix socket it
+# keeps only the read timeout). Other transports ignore them.
+CELERY_BROKER_TRANSPORT_OPTIONS = {**CELERY_BROKER_TRANSPORT_OPTIONS, **REDIS_TIMEOUTS}  # noqa: F405
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_CONNECT_TIMEOUT
+
+# One handler, on stderr, in the chosen format; its filter adds the request id and the match id
+# (config/logs.py). Celery's workers and beat log through it too (CELERY_WORKER_HIJACK_ROOT_LOGGER is off).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "config.logs.Context"}},
+    "formatters": {"plain": {"()": "config.logs.plain_formatter"}, "json": {"()": "config.logs.json_formatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context"]}},
     "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection, connections
 
 from bots.blobs import BlobCorrupt, BlobMissing
+from config import logs
 from matches import actions
 from matches.models import Match
 
@@ -34,6 +35,7 @@ class LeaseKeeper(threading.Thread):
 
     def run(self) -> None:
         interval = max(1.0, settings.LEASE_SECONDS / 3)
+        logs.match_id.set(self.match_id)  # this thread's lines are about the match too (config/logs.py)
         try:
             while not self.stopped.wait(interval):
                 try:
@@ -69,6 +71,7 @@ def lease_owner() -> str:
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@logs.with_match_id  # every line logged while the match is played carries its id
 def play_match(match_id: int) -> str:
     from matches.play import job_for, play, store_logs, store_replay
     from matches.signals import sandbox_problem
