@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import django_filters
 from django.db.models import Prefetch
 from django.http import HttpResponse
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
@@ -46,9 +48,27 @@ class SeatSerializer(serializers.ModelSerializer):
         return seat.detail if detail_visible(request.user if request else None, seat) else None
 
 
+SEED_KEYS = frozenset({"seed", "base_seed"})
+JS_SAFE_INTEGER = 2**53 - 1
+
+
+def js_safe(value: Any, key: str | None = None) -> Any:
+    """A stored result as JSON every client reads exactly: seeds always as text (one type, whatever their
+    size), and any other integer past 2**53 as text too (JavaScript would round it)."""
+    if isinstance(value, dict):
+        return {k: js_safe(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [js_safe(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and (key in SEED_KEYS or abs(value) > JS_SAFE_INTEGER):
+        return str(value)
+    return value
+
+
 class MatchSerializer(serializers.ModelSerializer):
     seats = SeatSerializer(many=True, read_only=True)
     seed = serializers.SerializerMethodField()
+    base_seed = serializers.SerializerMethodField()
+    result = serializers.SerializerMethodField()
     reproduce = serializers.SerializerMethodField(help_text="the arena play command that replays this match")
 
     class Meta:
@@ -60,6 +80,14 @@ class MatchSerializer(serializers.ModelSerializer):
 
     def get_seed(self, match: Match) -> str:
         return str(match.seed)  # a u64: as text, since JSON numbers above 2**53 lose digits in browsers
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_base_seed(self, match: Match) -> str:
+        return str(match.base_seed)  # 63 bits, as text for the same reason
+
+    @extend_schema_field(serializers.JSONField(allow_null=True, help_text="the referee's result; seeds as text"))
+    def get_result(self, match: Match) -> dict[str, Any] | None:
+        return js_safe(match.result) if match.result is not None else None
 
     def get_reproduce(self, match: Match) -> str:
         from matches.reproduce import reproduce_command

@@ -27,3 +27,18 @@ def test_it_lists_filters_and_pages_matches_in_few_queries(api, house_bots, djan
     assert {m["id"] for m in done} == {made[0].pk, made[1].pk}
     detail = api.get(f"/api/v1/matches/{made[0].pk}/").json()
     assert detail["reproduce"].startswith("arena play bura builtin:") and detail["seed"] == str(made[0].seed)
+
+
+def test_63_bit_seeds_come_as_text_so_javascript_reads_them_exactly(api, house_bots, monkeypatch):
+    big = 2**62 + 12345  # a JavaScript Number holds integers exactly only up to 2**53
+    monkeypatch.setattr(actions, "new_base_seed", lambda: big)
+    match = actions.create_match(kind="ladder", preset="bura", ranked=True, overrides={"match": "deals:1"},
+                                 seat_versions=[house_version("bura", "greedy"), house_version("bura", "random")])
+    assert play_match(match.pk) == "finished"
+    match.refresh_from_db()
+    detail = api.get(f"/api/v1/matches/{match.pk}/").json()
+    assert detail["base_seed"] == str(big) and detail["seed"] == str(match.seed)
+    assert detail["result"]["seed"] == str(match.result["seed"])  # stored as a number, served as text
+    assert detail["result"]["ranks"] == match.result["ranks"]  # small integers stay numbers
+    listed = api.get("/api/v1/matches/").json()["results"][0]
+    assert listed["base_seed"] == str(big) and isinstance(listed["result"]["seed"], str)
