@@ -7,6 +7,10 @@ full-information events. Each frame also carries its deal, a readable line, the 
 side and the notable events of the step; the match's marks (deals, claims, combinations, burracos,
 pozzetti, the end and any forfeit) come with the first chunk (its ``meta``) so the slider can show them.
 
+Deals are numbered from 1 in the order they were dealt, in every game: the frames' ``deal``, the meta's
+deals and totals, the lines and the marks say "deal 1" for the first deal whatever the engine's own count
+(Bura's starts at 1, Kozel's and Burraco's at 0). The events stay exactly as the engine gave them.
+
 ``ReplayRun(replay)`` re-runs a replay (the parsed ``kozyr-replay`` dict, docs/replay.md) once, keeping a
 pickled state every SNAPSHOT_EVERY steps, and then yields any range of frames from the nearest snapshot;
 ``frames()`` is one chunk of them, as the site's endpoint answers. Pure: nothing here caches, stores or
@@ -51,8 +55,17 @@ def _who(event: dict[str, Any]) -> str:
     return f"seat {event.get('seat')}"
 
 
-def summarize(event: dict[str, Any]) -> str:
-    """A short readable line for an event (from any seat's view; hidden cards stay ``??``).
+def number(value: Any) -> str:
+    """A number as people write it: 12 for 12.0, 2.5 for 2.5, 0.33 for 1/3 (anything else as it is)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    rounded = round(float(value), 2)
+    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:g}"
+
+
+def summarize(event: dict[str, Any], deal: Any = None) -> str:
+    """A short readable line for an event (from any seat's view; hidden cards stay ``??``); ``deal`` is the
+    number to call the event's deal by (its 1-based place in the match), the event's own when None.
 
     Every game deals, ends deals and ends the match. Kozel plays one card a turn and its trick has a
     winner. Bura leads a set, answers with a set of as many cards (face up or face down), its trick has a
@@ -61,8 +74,9 @@ def summarize(event: dict[str, Any]) -> str:
     discards (closing when it is the last card) and takes a pozzetto. Any other event (Kozel's widow) is
     told field by field."""
     kind = event.get("type")
+    deal = event.get("deal") if deal is None else deal
     if kind == "deal":
-        return f"deal {event.get('deal')} dealt by seat {event.get('dealer')}"
+        return f"deal {deal} dealt by seat {event.get('dealer')}"
     if kind == "play":
         if "card" in event:
             return f"{_who(event)} plays {_cards(event['card'])}"
@@ -71,7 +85,7 @@ def summarize(event: dict[str, Any]) -> str:
         return f"{_who(event)} {verb} {_cards(event.get('cards'))}{down}"
     if kind == "trick":
         taker = event.get("taker", event.get("winner"))
-        points = f", {event['points']} points" if "points" in event else ""
+        points = f", {number(event['points'])} points" if "points" in event else ""
         return f"seat {taker} takes the trick{points}"
     if kind == "draw":
         if "draws" in event:
@@ -81,7 +95,7 @@ def summarize(event: dict[str, Any]) -> str:
         return f"{_who(event)} does not claim"
     if kind == "claim":
         verdict = "right" if event.get("correct") else "wrong"
-        return f"{_who(event)} claims {event.get('target')}: {event.get('points')} points, {verdict}"
+        return f"{_who(event)} claims {number(event.get('target'))}: {number(event.get('points'))} points, {verdict}"
     if kind == "combination":
         return f"{_who(event)} shows {event.get('name')} ({_cards(event.get('cards'))})"
     if kind == "discard":
@@ -100,9 +114,9 @@ def summarize(event: dict[str, Any]) -> str:
         return f"{_who(event)} takes a pozzetto"
     if kind == "deal_end":
         reason = event.get("reason") or event.get("ended_by") or ""
-        return f"deal {event.get('deal')} ends" + (f" ({reason})" if reason else "")
+        return f"deal {deal} ends" + (f" ({reason})" if reason else "")
     if kind == "match_end":
-        return f"the match ends, ranks {event.get('ranks')}"
+        return "the match ends"  # who won, in words, is the viewer's end banner
     return " ".join(describe_event(event).split())
 
 
@@ -116,16 +130,18 @@ def made_a_burraco(event: dict[str, Any]) -> bool:
     return len(meld.get("cards") or []) - len(event.get("cards") or []) < BURRACO_LENGTH
 
 
-def mark_of(event: dict[str, Any]) -> dict[str, str] | None:
-    """The slider mark of a notable event: its kind and a label naming only public facts."""
+def mark_of(event: dict[str, Any], deal: Any = None) -> dict[str, str] | None:
+    """The slider mark of a notable event: its kind and a label naming only public facts; ``deal`` is the
+    number to call its deal by (the event's own when None)."""
     if made_a_burraco(event):
         clean = "clean" if event["meld"].get("clean") else "dirty"
         return {"kind": "burraco", "label": f"seat {event.get('seat')}: {clean} burraco"}
     kind = NOTABLE.get(event.get("type", ""))
     if kind is None:
         return None
+    deal = event.get("deal") if deal is None else deal
     if kind == "deal":
-        return {"kind": kind, "label": f"deal {event.get('deal')}"}
+        return {"kind": kind, "label": f"deal {deal}"}
     if kind == "claim":
         verdict = "right" if event.get("correct") else "wrong"
         return {"kind": kind, "label": f"seat {event.get('seat')} claims ({verdict})"}
@@ -134,7 +150,7 @@ def mark_of(event: dict[str, Any]) -> dict[str, str] | None:
     if kind == "pozzetto":
         return {"kind": kind, "label": f"seat {event.get('seat')} takes a pozzetto"}
     if kind == "deal-end":
-        return {"kind": kind, "label": f"deal {event.get('deal')} ends"}
+        return {"kind": kind, "label": f"deal {deal} ends"}
     return {"kind": kind, "label": "end of the match"}
 
 
@@ -167,9 +183,36 @@ def teams_of(replay: dict[str, Any]) -> list[list[int]]:
     return [[s["seat"]] for s in replay.get("seats", [])]
 
 
+BUILTIN = "builtin:"
+
+
+def seat_bots(replay: dict[str, Any]) -> list[str]:
+    """What to call each seat's bot: its label as the replay has it (on the site "name@vN"; a built-in bot
+    without its "builtin:" prefix), else the name it gave, else "seat N"."""
+    found = []
+    for entry in sorted(replay.get("seats", []), key=lambda e: e["seat"]):
+        label = str(entry.get("bot") or entry.get("name") or f"seat {entry['seat']}")
+        found.append(label.removeprefix(BUILTIN) or label)
+    return found
+
+
 def side_labels(replay: dict[str, Any]) -> list[str]:
-    names = {s["seat"]: s.get("name") or s.get("bot") or f"seat {s['seat']}" for s in replay.get("seats", [])}
-    return [" + ".join(f"{names.get(s, s)} ({s})" for s in team) for team in teams_of(replay)]
+    """Each side named by its bots (a team's bot once, however many of its seats it fills). Two sides of the
+    same name (a bot against itself) are told apart by their seats."""
+    bots = seat_bots(replay)
+    teams = teams_of(replay)
+    labels = []
+    for team in teams:
+        names: list[str] = []
+        for seat in team:
+            name = bots[seat] if seat < len(bots) else f"seat {seat}"
+            if name not in names:
+                names.append(name)
+        labels.append(" + ".join(names))
+    if len(set(labels)) < len(labels):
+        labels = [f"{label} ({'seats' if len(team) > 1 else 'seat'} {'+'.join(map(str, team))})"
+                  for label, team in zip(labels, teams, strict=True)]
+    return labels
 
 
 def score_series(replay: dict[str, Any]) -> tuple[list[list[float]], list[str], str]:
@@ -198,6 +241,7 @@ class ReplayRun:
         self.deal: list[Any] = []
         self.to_move: list[int | None] = []
         self.snapshots: dict[int, bytes] = {}
+        self.deal_numbers: dict[Any, int] = {}  # the engine's number of each deal -> its place, from 1
         logged = 0
         deal = None
         for k in range(self.steps + 1):
@@ -209,12 +253,16 @@ class ReplayRun:
             for event in state.events(None, logged):
                 logged += 1
                 if event.get("type") == "deal":
-                    deal = event.get("deal")
+                    deal = self.deal_numbers[event.get("deal")] = len(self.deal_numbers) + 1
             self.cursor.append(logged)
             self.deal.append(deal)
             self.to_move.append(state.to_move())
         self.full_events = state.events(None)
         self.totals = self._totals()
+
+    def deal_of(self, event: dict[str, Any]) -> Any:
+        """The 1-based number of the deal an event names (a deal's, a deal end's)."""
+        return self.deal_numbers.get(event.get("deal"), event.get("deal"))
 
     def step_of_event(self, index: int) -> int:
         """The step whose action logged event ``index`` (0 for the initial deal)."""
@@ -252,7 +300,7 @@ class ReplayRun:
         """Every mark of the match as ``viewer`` saw it (None: all), each at its step."""
         found = []
         for index, event in enumerate(self.state_at(self.steps).events(viewer)):
-            mark = mark_of(event)
+            mark = mark_of(event, self.deal_of(event))
             if mark is not None:
                 found.append({"step": self.step_of_event(index), **mark})
         found += [{"step": self.steps, **mark} for mark in forfeit_marks(self.replay)]
@@ -268,7 +316,7 @@ class ReplayRun:
                     for v in replay.get("verdicts", []) if v.get("verdict") != protocol.OK]
         return {
             "game": replay["game"], "preset": replay["preset"], "rules": replay["rules"], "seats": self.seats,
-            "names": [s.get("name") or s.get("bot") for s in replay.get("seats", [])],
+            "names": [s.get("name") or s.get("bot") for s in replay.get("seats", [])], "bots": seat_bots(replay),
             "teams": self.teams, "sides": side_labels(replay), "points_kind": result.get("points_kind"),
             "steps": self.steps,
             "result": {k: result.get(k) for k in ("ranks", "points", "ended_by", "finished")},
@@ -278,7 +326,7 @@ class ReplayRun:
             "deals": [{"step": k, "deal": self.deal[k]} for k in range(self.steps + 1)
                       if k == 0 or self.deal[k] != self.deal[k - 1]],
             "marks": self.marks(viewer),
-            "deal_totals": [{"step": self.step_of_event(i), "deal": e.get("deal"),
+            "deal_totals": [{"step": self.step_of_event(i), "deal": self.deal_of(e),
                              "totals": side_totals(e, self.teams, self.seats)}
                             for i, e in enumerate(self.full_events) if e.get("type") == "deal_end"],
         }
@@ -294,10 +342,10 @@ class ReplayRun:
                 state.apply(entry["seat"], entry["action"])
             first = self.cursor[k - 1] if k else 0
             seen = state.events(seat, first)
-            marks = [m for m in (mark_of(e) for e in seen) if m]
+            marks = [m for m in (mark_of(e, self.deal_of(e)) for e in seen) if m]
             if k == self.steps:
                 marks += forfeit_marks(self.replay)
-            lines = [summarize(e) for e in seen]
+            lines = [summarize(e, self.deal_of(e)) for e in seen]
             actor = actions[k - 1]["seat"] if k else None
             if actor is not None and actor == seat and not seen:
                 lines = [f"seat {actor}: {_cards(actions[k - 1]['action'].get('type'))}"]

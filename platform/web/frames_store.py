@@ -31,7 +31,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 ROOT = "frames"  # the folder of media storage that holds every stored view
-FORMAT = 1  # bump when the frames' shape changes (stored views of other formats are never read)
+FORMAT = 2  # bump when the frames' shape changes (stored views of other formats are never read)
 CHUNK = 100  # frames per stored chunk: the viewer asks for 100 at a time
 LOCK_SECONDS = 120  # how long other requests wait for a view being computed before computing it themselves
 POLL_SECONDS = 0.1

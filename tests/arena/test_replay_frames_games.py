@@ -117,3 +117,56 @@ def test_every_line_names_what_was_played_never_none(replay):
 def test_a_kozel_discard_of_two_cards_names_both():
     line = summarize({"type": "discard", "seat": 1, "cards": ["AS", "KH"]})
     assert line.endswith("discards AS KH"), line
+
+
+def test_deals_are_numbered_from_one_in_every_game(replay):
+    """Bura counts its deals from 1, Kozel and Burraco from 0: the frames say "deal 1" for the first in all."""
+    run = ReplayRun(replay)
+    meta = run.meta(None)
+    dealt = len(replay["outcome"]["deals"])
+    assert [d["deal"] for d in meta["deals"]] == list(range(1, len(meta["deals"]) + 1))
+    assert [d["deal"] for d in meta["deal_totals"]] == list(range(1, dealt + 1))
+    assert [m["label"] for m in meta["marks"] if m["kind"] == "deal"] == [f"deal {n}" for n in
+                                                                         range(1, len(meta["deals"]) + 1)]
+    shown = list(run.frames(None, 0, run.steps))
+    assert shown[0]["deal"] == 1 and shown[0]["text"].startswith("deal 1 dealt by seat ")
+    assert sorted({f["deal"] for f in shown}) == list(range(1, len(meta["deals"]) + 1))
+    said = [int(n) for f in shown for n in re.findall(r"\bdeal (\d+) (?:dealt|ends)", f["text"])]
+    assert said and min(said) == 1 and max(said) == len(meta["deals"])
+    for seat in range(run.seats):  # a seat's frames number the deals as "all" does
+        assert [f["deal"] for f in run.frames(seat, 0, run.steps)] == [f["deal"] for f in shown]
+
+
+def test_sides_are_named_by_their_bots_not_their_seats(replay):
+    from arena.replay_frames import seat_bots, side_labels
+
+    bots = [entry["bot"].removeprefix("builtin:") for entry in replay["seats"]]
+    assert seat_bots(replay) == bots
+    labels = side_labels(replay)
+    teams = replay["result"]["teams"]
+    assert labels == [" + ".join(dict.fromkeys(bots[s] for s in team)) for team in teams]
+    assert not any(re.search(r"\(\d|seat", label) for label in labels), labels
+    assert ReplayRun(replay).meta(None)["sides"] == labels and ReplayRun(replay).meta(0)["bots"] == bots
+
+
+def test_a_bot_against_itself_is_told_apart_by_its_seats():
+    from arena.replay_frames import side_labels
+
+    on_the_site = {"seats": [{"seat": 0, "bot": "alice-bura@v3", "name": "mybot"},
+                             {"seat": 1, "bot": "bob-bura@v1", "name": "mybot"}]}
+    assert side_labels(on_the_site) == ["alice-bura@v3", "bob-bura@v1"]  # the label, not the name it gave
+    itself = {"seats": [{"seat": s, "bot": "builtin:greedy", "name": "greedy"} for s in range(4)],
+              "outcome": {"teams": [[0, 2], [1, 3]]}}
+    assert side_labels(itself) == ["greedy (seats 0+2)", "greedy (seats 1+3)"]
+
+
+def test_numbers_read_as_integers_where_they_are_integers():
+    from arena.replay_frames import number
+
+    assert [number(12.0), number(2.5), number(1 / 3), number(-0.0), number(7), number("x")] == \
+        ["12", "2.5", "0.33", "0", "7", "x"]
+    assert summarize({"type": "trick", "taker": 3, "points": 10.0}) == "seat 3 takes the trick, 10 points"
+    assert summarize({"type": "claim", "seat": 1, "target": 31.0, "points": 33.0, "correct": True}) == \
+        "seat 1 claims 31: 33 points, right"
+    assert summarize({"type": "match_end", "ranks": [2, 1]}) == "the match ends"  # no raw arrays
+    assert summarize({"type": "deal", "deal": 0, "dealer": 1}, deal=1) == "deal 1 dealt by seat 1"

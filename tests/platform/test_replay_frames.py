@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import pytest
 
@@ -14,7 +15,7 @@ from arena.bots import make_bot
 from arena.games import load_game, new_match, resolve
 from arena.players import BuiltinPlayer
 from arena.referee import play_match as referee_play
-from arena.replay_frames import FramesError, frames, score_series, side_totals
+from arena.replay_frames import FramesError, frames, number, score_series, side_totals
 
 
 def local_replay(preset: str, seed: int = 11) -> dict:
@@ -121,7 +122,7 @@ def test_per_seat_totals_become_per_side_totals():
     assert side_totals({"totals": [1, 2, 3]}, [[0], [1], [2]], 3) == [1, 2, 3]
     assert side_totals({"reason": "x"}, teams, 4) is None
     series, labels, kind = score_series(local_replay("kozel"))
-    assert len(series) == 2 and labels[0] == "greedy (0) + greedy (2)" and kind == "penalty"
+    assert len(series) == 2 and labels == ["greedy", "random"] and kind == "penalty"  # one bot a team
 
 
 # ---------------------------------------------------------------------------------------------- endpoint
@@ -180,7 +181,16 @@ def test_a_validation_replay_is_its_owners_only(client, played, alice, bob):
 
 def test_the_match_page_draws_the_score_progression(client, played):
     page = client.get(f"/matches/{played.pk}/").content.decode()
-    assert "Score progression" in page and '<svg class="chart"' in page and 'id="replay-viewer"' in page
+    assert "Score progression" in page and '<svg class="chart score-progression"' in page
+    assert 'id="replay-viewer"' in page
+    chart = page[page.index('<svg class="chart score-progression"'):]
+    chart = chart[:chart.index("</svg>")]
+    legend = re.findall(r'class="legend">([^<]*)<', chart)
+    seats = {s.seat: s for s in played.seats.all()}
+    # the sides named by their bots (the replay's labels), each with its final total as an integer
+    assert legend == [f"{seats[s].version.label}: {number(seats[s].score)}" for s in sorted(seats)]
+    assert "penalty points · lower is better" in chart  # Bura counts penalty points
+    assert ">start<" in chart and ">deal 0<" not in chart
 
 
 def test_a_stored_replay_that_does_not_re_run_is_a_clear_error(client, played):

@@ -87,7 +87,9 @@ def test_it_leaves_redis_bounded_and_computes_each_view_once_under_a_flood(clien
     # one computation per view, whatever the number of distinct slices asked
     assert len(computations(caplog)) == 2, computations(caplog)
     stored = _stored_names(played.replay_sha256)
-    assert sorted(n.rsplit("/", 2)[1] for n in stored if n.endswith("manifest.json")) == ["v1-0", "v1-all"]
+    version = f"v{frames_store.FORMAT}"
+    assert sorted(n.rsplit("/", 2)[1] for n in stored if n.endswith("manifest.json")) == [f"{version}-0",
+                                                                                          f"{version}-all"]
 
 
 def _stored_names(sha256: str) -> list[str]:
