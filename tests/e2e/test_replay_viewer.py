@@ -5,9 +5,10 @@ restores a position."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from browser_helpers import engine_state, screenshot, stored_replay
+from browser_helpers import ARTIFACTS, engine_state, screenshot, stored_replay
 
 PRESETS = ["bura", "kozel", "burraco-2p"]
 
@@ -169,4 +170,145 @@ def test_every_other_preset_draws_each_seats_view_without_errors(live_server, pa
     screenshot(page, f"viewer-{preset}-seat{last}")
     page.keyboard.press("End")
     wait_for(page, steps, str(last))
+    assert not page.errors
+
+
+# ---------------------------------------------------------------------------------------------- details
+
+DOM_PLAYED = """seat => [...document.querySelectorAll(`#rv-table .rv-trick .rv-play[data-seat="${seat}"] .pc`)]
+  .map(c => [c.dataset.card, c.dataset.faceDown === '1'])"""
+DOM_PILE = """seat => [...document.querySelectorAll(`#rv-table [data-pile="${seat}"] .pc`)]
+  .map(c => [c.dataset.card, c.dataset.faceDown === '1'])"""
+
+
+@pytest.fixture
+def fixed_deals(monkeypatch):
+    """The matches' base seeds from 1 up: the positions these tests look for are in known places."""
+    import itertools
+
+    from matches import actions
+
+    seeds = itertools.count(1)
+    monkeypatch.setattr(actions, "new_base_seed", lambda: next(seeds))
+
+
+def face_down_plays(replay: dict, step: int) -> list[dict]:
+    """The face-down sets played in ``step`` by a seat other than 0, as the full log has them."""
+    return [e for e in seen_events(replay, None, step) if e["type"] == "play" and e.get("face_down") is True
+            and e["seat"] != 0]
+
+
+def test_everything_shows_a_face_down_set_on_the_table_marked_as_face_down(live_server, page, play, fixed_deals):
+    match = play("bura-3p", builtins_for("bura-3p"))
+    replay = stored_replay(match)
+    # the first face-down set played while the trick is still open (another seat is still to answer)
+    step, played = next((k, e) for k in range(1, len(replay["actions"]) + 1) for e in face_down_plays(replay, k)
+                        if engine_state(replay, k).observation(0)["trick"] is not None)
+    cards = played["cards"]
+    open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={step}&seat=all")
+    wait_for(page, step, "all")
+    assert f"seat {played['seat']} plays {' '.join(cards)} face down" in page.inner_text("#rv-text")
+    assert page.evaluate(DOM_PLAYED, played["seat"]) == [[c, True] for c in cards]  # shown, marked
+    assert f"seat {played['seat']}" in page.inner_text("#rv-table .rv-trick") and "(face down)" in \
+        page.inner_text("#rv-table .rv-trick")
+    screenshot(page, "viewer-bura-3p-face-down-all")
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, "viewer-bura-3p-face-down-all-390")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    show(page, step, "0")  # seat 0 was not shown them
+    assert page.evaluate(DOM_PLAYED, played["seat"]) == [["??", False]] * len(cards)
+    assert not page.errors
+
+
+def test_everything_shows_the_face_down_cards_of_a_taken_trick_and_in_the_pile(live_server, page, play, fixed_deals):
+    match = play("bura")
+    replay = stored_replay(match)
+    step, played = next((k, e) for k in range(1, len(replay["actions"]) + 1) for e in face_down_plays(replay, k))
+    trick = next(e for e in seen_events(replay, None, step) if e["type"] == "trick")
+    open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={step}&seat=all")
+    wait_for(page, step, "all")
+    assert page.inner_text("#rv-table .rv-trick h4").startswith(f"Trick taken by seat {trick['taker']}")
+    assert page.evaluate(DOM_PLAYED, played["seat"]) == [[c, True] for c in played["cards"]]
+    pile = page.evaluate(DOM_PILE, trick["taker"])
+    assert all([c, True] in pile for c in played["cards"]), pile  # in the taker's pile, face down
+    assert "unseen" not in page.inner_text(f'#rv-table [data-pile="{trick["taker"]}"]')
+    screenshot(page, "viewer-bura-face-down-all")
+    show(page, step, "0")  # seat 0 sees the pile as the engine shows it to seat 0
+    known = engine_state(replay, step).observation(0)["piles"][trick["taker"]]["face_down_known"]
+    assert [c for c, down in page.evaluate(DOM_PILE, trick["taker"]) if down] == known
+    assert not page.errors
+
+
+def test_the_trump_is_named_once(live_server, page, play, fixed_deals):
+    """While the turned-up card lies under the stock it names the trump ("Trump Q♦"), after it is drawn the
+    suit does ("Trump ♦"); never "Trump trump ♦". Burkozel: four hands draw the stock out within a deal."""
+    match = play("burkozel", builtins_for("burkozel"))
+    replay = stored_replay(match)
+    suits = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+    seen = [engine_state(replay, k).observation(0) for k in range(len(replay["actions"]) + 1)]
+    turned = next(k for k, obs in enumerate(seen) if obs["trump_card"])
+    drawn = next(k for k, obs in enumerate(seen) if obs["trump_card"] is None and obs["trump"])
+    open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={turned}&seat=all")
+    wait_for(page, turned, "all")
+    card, suit = seen[turned]["trump_card"], suits[seen[turned]["trump"]]
+    said = " ".join(page.inner_text("#rv-trump").split())
+    assert said.startswith(f"Trump {card[0].replace('T', '10')}{suit}") and said.lower().count("trump") == 1, said
+    assert said.count(suit) == 1, said
+    show(page, drawn, "all")
+    assert " ".join(page.inner_text("#rv-trump").split()) == f"Trump {suits[seen[drawn]['trump']]}"
+    assert not page.errors
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_sides_deals_and_points_read_the_same_in_every_game(live_server, page, play, preset):
+    """The score table and the end name the bots, deals count from 1, points are integers, a penalty count says
+    lower is better, and Burraco (no tricks) steps by turns."""
+    match = play(preset)
+    replay = stored_replay(match)
+    steps = len(replay["actions"])
+    seats = sorted(match.seats.all(), key=lambda s: s.seat)
+    from arena.games.seating import layout
+
+    _, teams = layout(preset, {})
+    bots = [seats[team[0]].version.label for team in teams]
+    open_viewer(page, f"{live_server.url}/matches/{match.pk}/")
+    wait_for(page, 0, "all")
+    dealt = sum(e["type"] == "deal" for e in seen_events(replay, None, 0))  # a deal may end as it is dealt
+    assert page.inner_text("#rv-step").startswith(f"Deal {dealt} · step 0 / ") and dealt >= 1
+    assert page.inner_text("#rv-text").startswith("deal 1 dealt by seat ")
+    assert page.get_attribute("#rv-marks .k-deal", "aria-label") == "deal 1"
+    button = page.inner_text("#rv-trick")
+    help_text = page.inner_text("#replay-viewer .help")
+    if preset.startswith("burraco"):
+        assert button == "next turn" and "next trick" not in page.inner_text("#replay-viewer")
+        assert "t next turn" in help_text
+        page.keyboard.press("t")  # to the position after the first discard
+        first = next(k for k in range(1, steps + 1)
+                     if any(e["type"] == "discard" for e in seen_events(replay, None, k)))
+        wait_for(page, first, "all")
+    else:
+        assert button == "next trick" and "t next trick" in help_text
+    page.keyboard.press("End")
+    wait_for(page, steps, "all")
+    heads = page.locator("#rv-scores th").all_inner_texts()
+    assert heads == ["After deal", *bots], heads
+    rows = page.locator("#rv-scores tr").evaluate_all(
+        "rs => rs.slice(1).map(r => [...r.cells].map(c => c.textContent))")
+    assert [r[0] for r in rows[:-1]] == [str(n) for n in range(1, len(rows))] and rows[-1][0] == "now"
+    assert all(re.fullmatch(r"-?\d+", cell) for row in rows for cell in row[1:]), rows
+    kind = page.inner_text("#rv-scores > div")
+    assert kind == ("Points (higher is better)" if preset.startswith("burraco") else "Penalty points (lower is better)")
+    end = page.inner_text("#rv-table .rv-end")
+    assert any(bot in end for bot in bots) and ".0 " not in end and "seat" not in end.split(":")[1]
+    chart = page.locator("#score-progression")
+    assert chart.locator("text.legend").all_text_contents() == [
+        f"{bot}: {re.sub(r'[.]0$', '', str(replay['result']['points'][team[0]]))}" for bot, team in zip(bots, teams,
+                                                                                                      strict=True)]
+    assert ("higher is better" if preset.startswith("burraco") else "lower is better") in chart.text_content()
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, f"viewer-{preset}-end-390")
+    chart.screenshot(path=str(ARTIFACTS / f"score-progression-{preset}-390.png"))
+    page.locator("#replay-viewer .rv-bar").screenshot(path=str(ARTIFACTS / f"viewer-{preset}-controls-390.png"))
     assert not page.errors

@@ -67,8 +67,15 @@
   }
 
   function seatName(s) {
-    var name = meta && meta.names && meta.names[s];
+    var name = meta && ((meta.bots && meta.bots[s]) || (meta.names && meta.names[s]));
     return "seat " + s + (name ? " · " + name : "");
+  }
+
+  // A score as people write it: 12 for 12.0, 2.5 for 2.5, 0.33 for 1/3.
+  function num(value) {
+    if (typeof value !== "number") return value === null || value === undefined ? "" : String(value);
+    var rounded = Math.round(value * 100) / 100;
+    return String(rounded === 0 ? 0 : rounded);
   }
 
   function isTrump(card, obs) {
@@ -85,9 +92,14 @@
     return meta.game === "burraco" && (card === "X" || (card && card[0] === "2"));
   }
 
-  function cardNode(card, obs) {
+  // down: the card was played face down (shown as itself where the view may see it, marked as face down)
+  function cardNode(card, obs, down) {
     var node = el("span", "pc");
     node.setAttribute("data-card", card);
+    if (down && card !== "??") {
+      node.className += " face-down";
+      node.setAttribute("data-face-down", "1");
+    }
     if (card === "??") {
       node.className += " back";
       node.title = "hidden";
@@ -111,13 +123,15 @@
       node.className += " wild";
       node.title = "wild card";
     }
+    if (down) node.title = node.title ? node.title + ", played face down" : "played face down";
     return node;
   }
 
-  function cardRow(cards, obs, cls, wildIndex) {
+  // downFrom: the cards from this index on were played face down
+  function cardRow(cards, obs, cls, wildIndex, downFrom) {
     var row = el("span", "cards" + (cls ? " " + cls : ""));
     (cards || []).forEach(function (c, i) {
-      var node = cardNode(String(c), obs);
+      var node = cardNode(String(c), obs, downFrom !== undefined && downFrom !== null && i >= downFrom);
       // in a meld only the card standing for another is wild; a two in its own place is natural
       if (wildIndex !== undefined && i !== wildIndex) node.classList.remove("wild");
       row.appendChild(node);
@@ -190,6 +204,48 @@
     return frame.views[keys[0]];
   }
 
+  // What the table shows. A seat's view: its own observation. "everything": the first seat's, with what
+  // another seat saw and it did not — a face-down set from the view of the seat that played it, every
+  // face-down card of the piles that some seat knows, Kozel's widow and discard from the soloist's view.
+  function boardObs(frame) {
+    var base = viewerObs(frame);
+    if (view !== "all") return base;
+    var merged = Object.assign({}, base);
+    if (meta.game === "bura") {
+      if (base.trick && base.trick.plays) {
+        merged.trick = Object.assign({}, base.trick, { plays: base.trick.plays.map(function (p, i) {
+          var own = frame.views[String(p.seat)];
+          var theirs = own && own.trick && own.trick.plays && own.trick.plays[i];
+          return theirs && theirs.seat === p.seat ? theirs : p;
+        }) });
+      }
+      merged.piles = (base.piles || []).map(function (pile, s) {
+        var known = [];
+        Object.keys(frame.views).forEach(function (key) {
+          var other = (frame.views[key].piles || [])[s] || {};
+          (other.face_down_known || []).forEach(function (c) {
+            if (c !== "??" && known.indexOf(c) < 0) known.push(c);
+          });
+        });
+        return Object.assign({}, pile, { face_down_known: known });
+      });
+    } else if (meta.game === "kozel" && base.soloist !== null && base.soloist !== undefined) {
+      var solo = frame.views[String(base.soloist)];
+      if (solo) {
+        merged.widow = solo.widow;
+        merged.discard = solo.discard;
+      }
+    }
+    return merged;
+  }
+
+  // the index from which a play's cards lie face down (a mixed set lists its face-up cards first)
+  function downFrom(play) {
+    if (play.face_down === true) return 0;
+    if (play.face_down && play.face_down.length) return play.cards.length - play.face_down.length;
+    return null;
+  }
+
   function drawHands(frame, box) {
     var base = viewerObs(frame);
     var sizes = base.hand_sizes || [];
@@ -212,29 +268,53 @@
     box.appendChild(hands);
   }
 
-  function drawBura(obs, box) {
+  function drawBura(obs, box, frame) {
     var info = el("div", "rv-info");
-    var trump = el("span", "");
-    trump.appendChild(el("span", "", "trump " + (SUITS[obs.trump] || obs.trump) + " "));
-    if (obs.trump_card) trump.appendChild(cardNode(obs.trump_card, obs));
-    info.appendChild(line("Trump", trump));
+    var trump = el("span", "rv-trump");
+    if (obs.trump_card) {  // the turned-up card names the suit: "Trump Q♦", said once
+      trump.appendChild(cardNode(obs.trump_card, obs));
+      trump.appendChild(el("span", "muted", " the stock's last card"));
+    } else {
+      trump.appendChild(el("span", "rv-suit s-" + obs.trump, SUITS[obs.trump] || obs.trump));
+    }
+    var trumpLine = line("Trump", trump);
+    trumpLine.id = "rv-trump";
+    info.appendChild(trumpLine);
     info.appendChild(line("Stock", String(obs.stock) + " cards"));
     if (obs.claim_target) info.appendChild(line("Claim at", String(obs.claim_target) + " points"));
     if (obs.multiplier && obs.multiplier !== 1) info.appendChild(line("Stakes", "×" + obs.multiplier));
     box.appendChild(info);
 
     var trick = el("div", "rv-trick");
-    trick.appendChild(el("h4", "", "Trick"));
+    var taken = null;
+    (frame.events || []).forEach(function (e) { if (e.type === "trick") taken = e; });
+    trick.appendChild(el("h4", "", !(obs.trick && obs.trick.plays) && taken ?
+      "Trick taken by " + seatName(taken.taker) : "Trick"));
     if (obs.trick && obs.trick.plays) {
       obs.trick.plays.forEach(function (p) {
         var play = el("div", "rv-play");
-        play.appendChild(el("span", "rv-label", seatName(p.seat) + (p.face_down ? " (face down)" : "")));
-        play.appendChild(cardRow(p.cards, obs));
+        play.setAttribute("data-seat", p.seat);
+        var down = downFrom(p);
+        play.appendChild(el("span", "rv-label", seatName(p.seat) + (down === 0 ? " (face down)" :
+          down !== null ? " (" + (p.cards.length - down) + " face down)" : "")));
+        play.appendChild(cardRow(p.cards, obs, "", undefined, down));
         trick.appendChild(play);
       });
       if (obs.trick.best_seat !== undefined && obs.trick.best_seat !== null) {
         trick.appendChild(el("div", "muted", "best so far: seat " + obs.trick.best_seat));
       }
+    } else if (taken) {  // the trick this step completed, as the view saw it, before it joins the pile
+      var up = el("div", "rv-play");
+      up.appendChild(el("span", "rv-label", "face up"));
+      up.appendChild(cardRow(taken.face_up, obs));
+      trick.appendChild(up);
+      (taken.face_down || []).forEach(function (part) {
+        var play = el("div", "rv-play");
+        play.setAttribute("data-seat", part.seat);
+        play.appendChild(el("span", "rv-label", seatName(part.seat) + " (face down)"));
+        play.appendChild(cardRow(part.cards, obs, "", undefined, 0));
+        trick.appendChild(play);
+      });
     } else {
       trick.appendChild(el("span", "muted", "no trick on the table"));
     }
@@ -246,12 +326,13 @@
       var known = (pile.face_up || []).concat(pile.face_down_known || []);
       var unknown = pile.count - known.length;
       var row = el("div", "rv-pile");
+      row.setAttribute("data-pile", s);
       row.appendChild(el("span", "rv-label", seatName(s) + ": " + pile.count + " cards, " + points(known) +
         " points" + (unknown > 0 ? " known (" + unknown + " face down unseen)" : "")));
       row.appendChild(cardRow(pile.face_up, obs, "small"));
       if (pile.face_down_known && pile.face_down_known.length) {
         row.appendChild(el("span", "muted", " face down: "));
-        row.appendChild(cardRow(pile.face_down_known, obs, "small"));
+        row.appendChild(cardRow(pile.face_down_known, obs, "small", undefined, 0));
       }
       piles.appendChild(row);
     });
@@ -269,8 +350,8 @@
       box.appendChild(combos);
     }
     var deal = el("div", "rv-info");
-    deal.appendChild(line("Penalties", (obs.penalties || []).join(" · ")));
-    deal.appendChild(line("Deals won", (obs.deals_won || []).join(" · ")));
+    deal.appendChild(line("Penalties", (obs.penalties || []).map(num).join(" · ")));
+    deal.appendChild(line("Deals won", (obs.deals_won || []).map(num).join(" · ")));
     box.appendChild(deal);
   }
 
@@ -311,13 +392,13 @@
     var taken = el("div", "rv-piles");
     taken.appendChild(el("h4", "", "Tricks this deal"));
     (obs.sides || []).forEach(function (side, k) {
-      taken.appendChild(line("Side " + side.join("+"), (obs.tricks_won || [])[k] + " tricks, " +
-        (obs.points_taken || [])[k] + " points"));
+      taken.appendChild(line("Side " + side.join("+"), num((obs.tricks_won || [])[k]) + " tricks, " +
+        num((obs.points_taken || [])[k]) + " points"));
     });
     var last = obs.tricks && obs.tricks.length ? obs.tricks[obs.tricks.length - 1] : null;
     if (last) {
       var row = el("div", "rv-play");
-      row.appendChild(el("span", "rv-label", "last trick → seat " + last.winner + ", " + last.points + " points"));
+      row.appendChild(el("span", "rv-label", "last trick → seat " + last.winner + ", " + num(last.points) + " points"));
       row.appendChild(cardRow(last.cards, obs, "small"));
       taken.appendChild(row);
     }
@@ -349,7 +430,7 @@
       mine.forEach(function (m) {
         var row = el("div", "rv-meld" + (m.burraco ? " burraco" : ""));
         var label = (m.kind === "set" ? "set of " + m.rank : "run in " + (SUITS[m.suit] || m.suit)) + ", " +
-          m.points + " pts";
+          num(m.points) + " pts";
         if (m.burraco) label += m.clean ? " · clean burraco" : " · dirty burraco";
         row.appendChild(el("span", "rv-label", label));
         row.appendChild(cardRow(m.cards, obs, "small", m.wild ? m.wild.index : -1));
@@ -361,10 +442,10 @@
 
   function drawTable(frame) {
     clear(ui.table);
-    var obs = viewerObs(frame);
+    var obs = boardObs(frame);
     drawHands(frame, ui.table);
     var board = el("div", "rv-board");
-    if (meta.game === "bura") drawBura(obs, board);
+    if (meta.game === "bura") drawBura(obs, board, frame);
     else if (meta.game === "kozel") drawKozel(obs, board);
     else if (meta.game === "burraco") drawBurraco(obs, board);
     ui.table.appendChild(board);
@@ -381,12 +462,12 @@
       if (d.step > frame.step) return;
       var row = el("tr");
       row.appendChild(el("td", "", d.deal));
-      d.totals.forEach(function (v) { row.appendChild(el("td", "", v)); });
+      (d.totals || []).forEach(function (v) { row.appendChild(el("td", "", num(v))); });
       table.appendChild(row);
     });
     var now = el("tr", "rv-now");
     now.appendChild(el("td", "", "now"));
-    frame.totals.forEach(function (v) { now.appendChild(el("td", "", v)); });
+    frame.totals.forEach(function (v) { now.appendChild(el("td", "", num(v))); });
     table.appendChild(now);
     ui.scores.appendChild(el("div", "muted", meta.points_kind === "penalty" ? "Penalty points (lower is better)" :
       "Points (higher is better)"));
@@ -409,18 +490,18 @@
         points: points[team[0]] };
     }).sort(function (a, b) { return a.rank - b.rank; });
     var unit = meta.points_kind === "penalty" ? " penalty point" : " point";
-    function pts(n) { return n + unit + (n === 1 ? "" : "s"); }
+    function pts(n) { return num(n) + unit + (n === 1 ? "" : "s"); }
     var why = r.ended_by === "forfeit" ? " (a forfeit)" : r.ended_by === "decision-limit" ?
       " (stopped at the decision limit)" : r.ended_by === "aborted" ? " (aborted: not scored)" : "";
     var words;
     if (!sides.length || sides[0].rank === undefined) {
       words = "";
     } else if (sides.every(function (s) { return s.rank === 1; })) {
-      words = "a draw (" + sides.map(function (s) { return s.points; }).join(" to ") + ")";
+      words = "a draw (" + sides.map(function (s) { return num(s.points); }).join(" to ") + ")";
     } else if (sides.length === 2 && typeof sides[0].points === "number" && typeof sides[1].points === "number") {
       var margin = Math.abs(sides[0].points - sides[1].points);
-      words = sides[0].name + " beat " + sides[1].name + (margin ? " by " + pts(margin) + " (" + sides[0].points +
-        " to " + sides[1].points + ")" : " on equal points");
+      words = sides[0].name + " beat " + sides[1].name + (margin ? " by " + pts(margin) + " (" + num(sides[0].points) +
+        " to " + num(sides[1].points) + ")" : " on equal points");
     } else {
       words = sides.map(function (s) {
         return s.name + (s.rank === 1 ? " won" : " #" + s.rank) + (typeof s.points === "number" ? " with " +
@@ -459,7 +540,7 @@
 
   function draw(frame) {
     shown = frame.step;
-    ui.step.textContent = "step " + frame.step + " / " + meta.steps + " · deal " + frame.deal;
+    ui.step.textContent = "Deal " + frame.deal + " · step " + frame.step + " / " + meta.steps;
     ui.text.textContent = frame.text;
     ui.range.value = String(frame.step);
     drawTable(frame);
@@ -600,11 +681,15 @@
     });
     window.addEventListener("hashchange", function () {
       var h = readHash();
+      var seatChanged = false;
       if (h.seat && h.seat !== view && ui.seat.querySelector('option[value="' + CSS.escape(h.seat) + '"]')) {
         view = h.seat;
         ui.seat.value = h.seat;
+        seatChanged = true;
       }
-      if (h.step !== undefined && Number(h.step) !== shown) go(Number(h.step) || 0);
+      // another seat's eyes at the same step is a new drawing too
+      if (h.step !== undefined && (seatChanged || Number(h.step) !== shown)) go(Number(h.step) || 0);
+      else if (seatChanged) go(current);
     });
   }
 
