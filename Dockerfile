@@ -12,10 +12,15 @@
 # "The worker and the Docker engine", before running workers beside anything else.
 # The bot runtime image is a different image, built from sandbox/image/ on every worker host.
 
-# Only the static docker CLI binary is taken from this image: no daemon, no containerd.
-FROM docker:28-cli AS docker-cli
+# The base images are build arguments, defaulting to the upstream ones; deploy/build-local-images.sh builds
+# local ones from Debian's packages where no registry is reachable.
+ARG DOCKER_CLI_IMAGE=docker:28-cli
+ARG PYTHON_IMAGE=python:3.11-slim
 
-FROM python:3.11-slim
+# Only the docker CLI (/usr/local/bin/docker) is taken from this image: no daemon, no containerd.
+FROM ${DOCKER_CLI_IMAGE} AS docker-cli
+
+FROM ${PYTHON_IMAGE}
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

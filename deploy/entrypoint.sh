@@ -37,6 +37,25 @@ docker_socket_check() {
     || fail "$socket is not accessible to uid $(id -u) (groups: $(id -G)); set DOCKER_GID to the socket's group: stat -c %g $socket"
 }
 
+# Whatever starts the roles (compose with or without health conditions, a plain engine, a host's init),
+# none runs before what it needs: migrate waits for the database, the others for the migrations too.
+await_site() {
+  python "$app/manage.py" await_site "$@" || fail "the database is not ready; see the lines above"
+}
+
+case "$role" in
+  worker)
+    docker_socket_check  # a wrong mount is said at once, not after the wait
+    await_site --migrated
+    ;;
+  web|maintenance|beat)
+    await_site --migrated
+    ;;
+  migrate)
+    await_site
+    ;;
+esac
+
 case "$role" in
   web)
     # --preload: the master imports Django, so a bad setting ends gunicorn with its one line instead of

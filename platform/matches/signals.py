@@ -53,3 +53,15 @@ def refuse_to_start_without_sandbox(**_) -> None:
     else:
         if swept:
             log.info("swept %d leftovers of dead workers", len(swept))
+    if settings.SANDBOX_BACKEND == "docker":
+        # A worker container SIGKILLed and restarted keeps its host name: the bot containers its previous
+        # process left with the engine are reaped now, not only once their deadline passes.
+        from sandbox.backends.container_reaper import reap_orphans
+
+        try:
+            reaped = reap_orphans()
+        except Exception as err:  # the engine is checked above; a failed sweep must not keep the worker down
+            log.warning("could not reap the bot containers of dead workers: %s", err)
+        else:
+            if reaped:
+                log.info("reaped %d bot containers of dead workers", len(reaped))

@@ -15,9 +15,9 @@ import os
 import platform
 import tempfile
 from functools import cache
-from pathlib import Path
 
 from .. import seccomp_filter as policy
+from ..state import state_dir
 
 ARCHITECTURES = {"x86_64": "SCMP_ARCH_X86_64", "aarch64": "SCMP_ARCH_AARCH64"}
 
@@ -65,10 +65,12 @@ def profile() -> dict:
 
 @cache
 def profile_path() -> str:
-    """A file holding the profile, written once per content (named by its hash, so never stale)."""
+    """A file holding the profile, written once per content (named by its hash, so never stale). It lives in
+    the sandbox's state folder: a worker in a container shares that folder with the host at the same path
+    (docker-compose.yml), so an engine that reads the path itself (Podman's remote API) finds the file."""
     text = json.dumps(profile(), indent=1, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir(), f"kozyr-seccomp-{digest}.json")
+    path = state_dir() / f"kozyr-seccomp-{digest}.json"
     if not path.exists() or path.read_text() != text:
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".kozyr-seccomp-")
         with os.fdopen(fd, "w") as sink:

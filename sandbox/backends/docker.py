@@ -393,7 +393,8 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
                        disks=disks(), fifos=workdir / "pipes")  # fmt: skip
     # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
     cli_env = {key: value for key, value in os.environ.items()
-               if key.startswith(("DOCKER_", "CONTAINERS_")) or key in ("PATH", "HOME", "XDG_RUNTIME_DIR")}  # fmt: skip
+               if key.startswith(("DOCKER_", "CONTAINERS_"))
+               or key in ("PATH", "HOME", "XDG_RUNTIME_DIR", "CONTAINER_HOST", "CONTAINER_CONNECTION")}  # fmt: skip
     confinement = DockerConfinement(name, limits, runner, engine, lease, disk_limited=bool(disks()), workdir=workdir)
     try:
         if engine.kind == "podman":

@@ -39,7 +39,9 @@ SETTINGS = REPO / "platform" / "config" / "settings.py"
 PLATFORM_SERVICES = ("migrate", "web", "worker", "maintenance", "beat")
 # Read by the entry point, gunicorn or docker compose itself, never by Django (so never KOZYR_*).
 PROCESS_VARIABLES = {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT", "WEB_CONCURRENCY",
-                     "WORKER_CONCURRENCY"}
+                     "WORKER_CONCURRENCY", "POSTGRES_IMAGE", "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET"}
+# Read by the engine's CLI in the worker (podman's remote mode), passed to it by the sandbox.
+ENGINE_VARIABLES = {"CONTAINER_HOST"}
 PRODUCTION_OVERRIDES = {"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/kozyr",
                         "SECRET_KEY": "deployment-test-key-" + "k7Qz" * 12}
 SLOW_START_SECONDS = 90  # gunicorn importing Django on a loaded 2-core machine
@@ -103,10 +105,11 @@ def test_compose_file_follows_the_compose_specification():
 def test_every_part_of_the_site_is_a_service():
     services = compose()["services"]
     assert {"db", "redis", "migrate", "web", "worker", "maintenance", "beat"} <= set(services)
-    assert services["db"]["image"].startswith("postgres:")
-    assert services["redis"]["image"].startswith("redis:")
+    # the upstream images unless .env names others (deploy/build-local-images.sh's, where no registry is)
+    assert re.fullmatch(r"\$\{POSTGRES_IMAGE:-postgres:\d+\}", services["db"]["image"])
+    assert re.fullmatch(r"\$\{REDIS_IMAGE:-redis:\d+\}", services["redis"]["image"])
     for name in PLATFORM_SERVICES:
-        assert services[name]["image"] == "kozyr-platform:latest", name
+        assert services[name]["image"] == "${PLATFORM_IMAGE:-kozyr-platform:latest}", name
         assert services[name]["build"] == ".", name
         assert services[name]["env_file"] == ".env", name
         assert services[name]["command"] == [name], name
@@ -146,7 +149,7 @@ def test_named_volumes_keep_the_database_and_the_media():
     assert f"MEDIA_ROOT={media_root}" in (REPO / "Dockerfile").read_text()
     for name in ("web", "worker"):  # uploads are written by web and read (bots), written (replays) by workers
         assert f"media:{media_root}" in mounts[name], name
-    used = {mount.split(":")[0] for spec in mounts.values() for mount in spec if not mount.startswith("/")}
+    used = {mount.split(":")[0] for spec in mounts.values() for mount in spec if not mount.startswith(("/", "${"))}
     assert used <= declared
 
 
@@ -154,7 +157,9 @@ def test_workers_scale_and_reach_the_host_engine():
     worker = service("worker")
     assert "container_name" not in worker and "ports" not in worker  # both would break --scale worker=N
     assert worker["environment"]["SANDBOX_BACKEND"] == "docker"
-    assert "/var/run/docker.sock:/var/run/docker.sock" in worker["volumes"]
+    assert "${ENGINE_SOCKET:-/var/run/docker.sock}:/var/run/docker.sock" in worker["volumes"]
+    assert worker["environment"]["CONTAINER_HOST"] == "unix:///var/run/docker.sock"  # a podman CLI's way there
+    assert worker["environment"]["KOZYR_SANDBOX_STATE_DIR"].startswith(worker["environment"]["KOZYR_VAR_DIR"])
     assert worker["group_add"] == ["${DOCKER_GID:-999}"]
     # The engine resolves a bot's bind-mounted folder on the host: the worker's var/ (its bot cache) must
     # have the same path inside the container as outside.
@@ -189,7 +194,9 @@ def test_web_is_published_only_to_the_local_reverse_proxy():
 
 def test_the_image_is_the_one_the_services_run():
     dockerfile = (REPO / "Dockerfile").read_text()
-    assert re.search(r"^FROM python:3\.11-slim$", dockerfile, flags=re.MULTILINE)
+    # the upstream base images by default; deploy/build-local-images.sh passes local ones
+    assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim$", dockerfile, flags=re.MULTILINE)
+    assert re.search(r"^FROM \$\{PYTHON_IMAGE\}$", dockerfile, flags=re.MULTILINE)
     assert re.search(r"^RUN pip install \. ", dockerfile, flags=re.MULTILINE)
     assert re.search(r"^USER kozyr:kozyr$", dockerfile, flags=re.MULTILINE)  # never root at run time
     assert 'ENTRYPOINT ["/srv/kozyr/app/deploy/entrypoint.sh"]' in dockerfile
@@ -228,7 +235,7 @@ def test_every_variable_passed_is_one_the_platform_reads():
     passed = set(env_example()) | env_example_commented()
     for name in PLATFORM_SERVICES:
         passed |= set(service(name).get("environment", {}))
-    assert passed - known - PROCESS_VARIABLES == set()
+    assert passed - known - PROCESS_VARIABLES - ENGINE_VARIABLES == set()
     # a KOZYR_* name Django does not read stops every container at start-up
     assert {name for name in passed if name.startswith("KOZYR_")} <= known
 
@@ -263,7 +270,8 @@ def test_env_example_is_for_production():
 
 def test_compose_interpolations_are_all_in_env_example():
     interpolated = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)", COMPOSE.read_text()))
-    assert interpolated == {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT"}
+    assert interpolated == {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT", "POSTGRES_IMAGE",
+                            "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET"}
     assert interpolated <= set(env_example())
 
 
@@ -341,10 +349,30 @@ def entrypoint(tmp_path, path: Path, *arguments: str, **extra: str) -> subproces
                           timeout=60, check=False)  # fmt: skip
 
 
-def started(done: subprocess.CompletedProcess) -> tuple[str, list[str]]:
+def invocations(done: subprocess.CompletedProcess) -> list[tuple[str, list[str]]]:
+    """Each fake program started, in order: (its "name cwd=…" line, its arguments)."""
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    return lines[0], [line.removeprefix("arg=") for line in lines[1:]]
+    runs: list[tuple[str, list[str]]] = []
+    for line in done.stdout.splitlines():
+        if line.startswith("arg="):
+            runs[-1][1].append(line.removeprefix("arg="))
+        else:
+            runs.append((line, []))
+    return runs
+
+
+def started(done: subprocess.CompletedProcess) -> tuple[str, list[str]]:
+    """The role's own program: the last one started (the wait for the database comes first)."""
+    return invocations(done)[-1]
+
+
+@pytest.mark.parametrize(("role", "wait"), [("web", ["--migrated"]), ("worker", ["--migrated"]),
+                                            ("maintenance", ["--migrated"]), ("beat", ["--migrated"]),
+                                            ("migrate", [])])
+def test_every_role_waits_for_the_database_and_its_migrations_first(tmp_path, fake_programs, role, wait):
+    runs = invocations(entrypoint(tmp_path, fake_programs, role, SANDBOX_BACKEND="bwrap"))
+    head, args = runs[0]
+    assert head.startswith("python ") and args == [str(REPO / "manage.py"), "await_site", *wait]
 
 
 def test_worker_consumes_the_site_queues_in_priority_order(tmp_path, fake_programs):
@@ -387,9 +415,8 @@ def test_migrate_runs_migrations_then_registers_the_house_bots(tmp_path, fake_pr
     done = entrypoint(tmp_path, fake_programs, "migrate")
     assert done.returncode == 0, done.stderr
     manage = str(REPO / "manage.py")
-    assert done.stdout.count("python cwd=") == 2
-    arguments = [line.removeprefix("arg=") for line in done.stdout.splitlines() if line.startswith("arg=")]
-    assert arguments == [manage, "migrate", "--noinput", manage, "house_bots"]
+    assert [args for _, args in invocations(done)] == [[manage, "await_site"], [manage, "migrate", "--noinput"],
+                                                        [manage, "house_bots"]]
 
 
 def test_worker_without_the_engine_socket_says_so(tmp_path, fake_programs):

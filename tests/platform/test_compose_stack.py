@@ -1,0 +1,211 @@
+"""The production stack, built and run here: the images from deploy/build-local-images.sh (no registry), the
+compose file under podman-compose with two workers, bots in containers of the host's Podman (through its
+API socket, as a worker on a podman host runs them), an upload validated and on the ladder, a worker
+container SIGKILLed mid-match and its match finished once by the other, then `down` leaving nothing.
+
+Minutes of real processes (the first image build most of all): marked `site`, run by `make test-site`."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from arena.client import Site
+from tests.platform.workers import wait_for
+
+pytestmark = [pytest.mark.site, pytest.mark.timeout(1800)]
+
+REPO = Path(__file__).resolve().parents[2]
+BOTS = Path(__file__).parent / "bots"
+COMPOSE = REPO / ".venv" / "bin" / "podman-compose"
+WORKER_DIR = Path("/var/lib/kozyr-worker")  # the same path in the worker and on the host (docker-compose.yml)
+SOCKET_GROUP = 64999  # the group the engine socket is given to, as DOCKER_GID says
+LOCAL_IMAGES = {"POSTGRES_IMAGE": "localhost/kozyr-postgres:15", "REDIS_IMAGE": "localhost/kozyr-redis:7",
+                "PLATFORM_IMAGE": "localhost/kozyr-platform:latest",
+                "KOZYR_SANDBOX_DOCKER_IMAGE": "localhost/kozyr-bot-runtime:latest"}
+
+
+def run(*command: str, timeout: float = 120, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False, **kwargs)
+    if check and done.returncode != 0:
+        output = f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        raise AssertionError(f"{' '.join(command)} exited {done.returncode}:\n{output}")
+    return done
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def env_file(port: int, engine_socket: Path) -> str:
+    """deploy/env.example with this test's secrets and local images, as an operator fills it in."""
+    values = {"SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "localhost,127.0.0.1",
+              "KOZYR_BEHIND_PROXY": "false", "SECURE_SSL_REDIRECT": "false", "KOZYR_SANDBOX_ALLOW_WEAK": "true",
+              "DOCKER_GID": str(SOCKET_GROUP), "WEB_PORT": str(port), "KOZYR_LEASE_SECONDS": "20",
+              "ENGINE_SOCKET": str(engine_socket), **LOCAL_IMAGES}
+    lines = []
+    for line in (REPO / "deploy" / "env.example").read_text().splitlines():
+        name = line.split("=", 1)[0]
+        if not line.startswith("#") and "=" in line and name in values:
+            line = f"{name}={values.pop(name)}"
+        lines.append(line.replace("replace-postgres-password", "stack-pg-1").replace("replace-redis-password",
+                                                                                       "stack-redis-1"))
+    return "\n".join(lines + [f"{name}={value}" for name, value in values.items()]) + "\n"
+
+
+class Stack:
+    def __init__(self, folder: Path, name: str):
+        self.folder, self.name = folder, name
+
+    def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+        return run(str(COMPOSE), "-p", self.name, *args, cwd=self.folder, timeout=timeout)
+
+    def manage(self, code: str) -> str:
+        done = run("podman", "exec", f"{self.name}_web_1", "/srv/kozyr/app/deploy/entrypoint.sh", "manage", "shell",
+                   "--verbosity", "0", "-c", code)
+        return done.stdout.strip()
+
+    def containers(self) -> list[str]:
+        listing = run("podman", "ps", "--all", "--format", "{{.Names}}",
+                      "--filter", f"label=io.podman.compose.project={self.name}")
+        return listing.stdout.split()
+
+
+@pytest.fixture(scope="module")
+def images():
+    if shutil.which("podman") is None or os.geteuid() != 0:
+        pytest.skip("the stack test needs podman and root (sandbox/image/install-engine.sh installs podman)")
+    began = time.monotonic()
+    built = run(str(REPO / "deploy" / "build-local-images.sh"), timeout=1800)
+    print(f"\n{built.stdout.strip()}\n[images: {time.monotonic() - began:.0f} s]")
+
+
+@pytest.fixture
+def engine_socket(tmp_path):
+    """The host's Podman API, as `podman system service` serves it on a podman host."""
+    folder = Path(f"/run/kozyr-stack-{os.getpid()}")
+    folder.mkdir(mode=0o755, exist_ok=True)
+    path = folder / "podman.sock"
+    service = subprocess.Popen(["podman", "system", "service", "--time=0", f"unix://{path}"],
+                               stdout=subprocess.DEVNULL, stderr=open(tmp_path / "service.log", "wb"))  # noqa: SIM115
+    wait_for(path.exists, 30, "the podman API socket")
+    os.chown(path, 0, SOCKET_GROUP)
+    os.chmod(path, 0o660)
+    yield path
+    service.terminate()
+    service.wait(timeout=30)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def slow_bot() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("main.py", (BOTS / "first_legal.py").read_bytes())
+        archive.writestr("delay", "0.15")  # long enough matches to kill a worker in the middle of one
+    return buffer.getvalue()
+
+
+def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(images, engine_socket, tmp_path):
+    WORKER_DIR.mkdir(exist_ok=True)
+    os.chown(WORKER_DIR, 10001, 10001)
+    port = free_port()
+    folder = tmp_path / "site"
+    folder.mkdir()
+    shutil.copy(REPO / "docker-compose.yml", folder / "docker-compose.yml")
+    (folder / ".env").write_text(env_file(port, engine_socket))
+    stack = Stack(folder, f"kzstack{os.getpid()}")
+    url = f"http://127.0.0.1:{port}"
+    began = time.monotonic()
+    try:
+        # --no-deps: podman 4.3 cannot start a container that --requires a finished one (migrate); the
+        # entry point waits for the database and the migrations instead (docs/operations.md).
+        stack.compose("up", "-d", "--no-deps", "--scale", "worker=2")
+        assert {f"{stack.name}_worker_1", f"{stack.name}_worker_2"} <= set(stack.containers())
+
+        def healthy() -> bool:
+            try:
+                return Site(url).request("GET", "/healthz")["status"] == "ok"
+            except Exception:
+                return False
+
+        wait_for(healthy, 300, "the web service's /healthz")
+        up_seconds = time.monotonic() - began
+        stack.manage("from bots.models import Bot; Bot.objects.exclude(game='kozel').update(active=False);"
+                     "from accounts.models import User; User.objects.create_user('stack', password='a-long-pass-1')")
+        token = Site(url).request("POST", "/api/v1/auth/token/",
+                                  {"username": "stack", "password": "a-long-pass-1", "name": "stack test"})["token"]
+        site = Site(url, token)
+        site.request("POST", "/api/v1/bots/", {"name": "slow-kozel", "game": "kozel"})
+        version = site.request("POST", "/api/v1/bots/slow-kozel/versions/", files={"file": ("slow.zip", slow_bot())})
+
+        def validated() -> dict:
+            state = site.request("GET", f"/api/v1/bots/slow-kozel/versions/{version['number']}/")
+            return state if state["status"] != "pending" else {}
+
+        state = wait_for(validated, 300, "the upload's validation in a bot container")
+        assert state["status"] == "ready", state  # played in containers of the host's engine, not rejected
+
+        def running_ladder_match() -> dict:
+            page = site.request("GET", "/api/v1/matches/?bot=slow-kozel&kind=ladder&status=running")
+            return page["results"][0] if page["results"] else {}
+
+        victim = wait_for(running_ladder_match, 300, "a ladder match of the new bot to be running")
+        owner = stack.manage("from matches.models import Match; "
+                             f"print(Match.objects.get(pk={victim['id']}).lease_owner)")
+        host = owner.split(":")[0]
+        workers = {run("podman", "inspect", "--format", "{{.Config.Hostname}}", name).stdout.strip(): name
+                   for name in (f"{stack.name}_worker_1", f"{stack.name}_worker_2")}
+        assert host in workers, (owner, workers)
+        # SIGKILL from outside, as the kernel's OOM killer or a crash would: the container's first process
+        # dies and its whole pid namespace with it. (`podman kill` would count as a stop by hand, after which
+        # `restart: unless-stopped` leaves it down.)
+        os.kill(int(run("podman", "inspect", "--format", "{{.State.Pid}}", workers[host]).stdout), signal.SIGKILL)
+
+        def finished() -> dict:
+            match = site.request("GET", f"/api/v1/matches/{victim['id']}/")
+            return match if match["status"] in ("finished", "failed") else {}
+
+        done = wait_for(finished, 300, "the killed worker's match to be finished by the other")
+        assert done["status"] == "finished" and done["attempts"] == 2, done
+        scored = stack.manage(f"from matches.models import Seat; s = Seat.objects.filter(match={victim['id']});"
+                              "print(s.count(), s.exclude(verdict='').count())")
+        assert scored == f"{len(done['seats'])} {len(done['seats'])}"  # one result: every seat scored once
+
+        def orphans_of(hostname: str) -> list[str]:
+            listing = run("podman", "ps", "--all", "--format", '{{index .Labels "kozyr.sandbox.owner"}}',
+                          "--filter", "label=kozyr.sandbox=1").stdout.split()
+            return [owner for owner in listing if owner.startswith(f"{hostname}:")]
+
+        # The killed worker restarts (restart: unless-stopped) with its host name and reaps what its previous
+        # process left with the engine.
+        wait_for(lambda: not orphans_of(host), 180, "the killed worker's bot containers to be reaped")
+        stack.manage("from bots.models import Bot; Bot.objects.update(active=False); from matches.models import Match;"
+                     "Match.objects.filter(status='queued').update(status='cancelled')")
+        quiet = stack.manage  # a site with nothing to play stops cleanly: every bot container removed by its worker
+        wait_for(lambda: quiet("from matches.models import Match; print(Match.objects.filter(status='running')"
+                               ".count())") == "0", 300, "the running matches to end")
+        print(f"\n[stack up to healthy: {up_seconds:.0f} s; whole test: {time.monotonic() - began:.0f} s]")
+    finally:
+        logs = {name: run("podman", "logs", "--tail", "40", name, check=False).stdout for name in stack.containers()}
+        stack.compose("down", "-v", "--remove-orphans")
+        print(json.dumps({name: text[-1500:] for name, text in logs.items()}, indent=1))
+    assert stack.containers() == []
+    volumes = run("podman", "volume", "ls", "--format", "{{.Name}}").stdout.split()
+    networks = run("podman", "network", "ls", "--format", "{{.Name}}").stdout.split()
+    assert not [v for v in volumes if v.startswith(stack.name)], volumes
+    assert not [n for n in networks if n.startswith(stack.name)], networks
+    bots = run("podman", "ps", "--all", "--quiet", "--filter", "label=kozyr.sandbox=1").stdout.split()
+    assert bots == [], "bot containers left behind"
