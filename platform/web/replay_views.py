@@ -64,7 +64,8 @@ def score_chart(sha256: str, title: str):
         return ""
     if not series:
         return ""
-    return score_progression(series, labels, f"{title} ({'penalty points' if kind == 'penalty' else 'points'})")
+    return score_progression(series, labels, f"{title}: {'penalty points' if kind == 'penalty' else 'points'} "
+                             f"after each deal", points_kind=kind)
 
 
 # ---------------------------------------------------------------------------------------------- frames

@@ -44,5 +44,8 @@ def test_the_match_page_draws_the_score_progression(live_server, page, play):
     chart = page.locator("svg.chart")
     assert chart.count() == 1
     labels = chart.text_content()
-    assert "greedy (0) + greedy (2)" in labels and "random (1) + random (3)" in labels
+    # each team named by its bot (one bot plays both seats of a team), not by seat numbers
+    legend = chart.locator("text.legend").all_text_contents()
+    assert [t.split(": ")[0] for t in legend] == ["greedy-kozel@v1", "random-kozel@v1"], legend
+    assert "lower is better" in labels and "(0)" not in labels
     assert not page.errors
