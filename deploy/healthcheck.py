@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web container's health check: GET one path from gunicorn inside the container; exit 0 on a 200.
 
-    healthcheck.py /api/v1/games/ [PORT]
+    healthcheck.py /healthz [PORT]
 
 The request is the one a reverse proxy would send: a Host from ALLOWED_HOSTS (Django refuses others)
 and ``X-Forwarded-Proto: https`` (production redirects plain HTTP to HTTPS). Redirects are not followed:

@@ -20,6 +20,10 @@ LABEL = "kozyr.sandbox"
 DEADLINE_LABEL = f"{LABEL}.deadline"  # when the container's wall limit, plus the margin, has surely passed
 OWNER_LABEL = f"{LABEL}.owner"  # host:pid:start time of the worker process that started the container
 DEADLINE_MARGIN_SECONDS = 60
+# A bot container that exited this long ago was never removed by its worker, which inspects and removes
+# one within seconds of its exit: that worker is gone (on another host, or in a container that cannot see
+# the process). Its bot had nothing left to run; only its record is left to clear.
+EXITED_GRACE_SECONDS = 120
 
 
 def owner_token(pid: int | None = None) -> str:
@@ -49,26 +53,36 @@ def reap_orphans(runner: Runner = subprocess.run, engine: Engine | None = None, 
 
     Run it at worker start and periodically. A container is an orphan when the worker that started it (its
     owner label) was a process of this host that no longer exists, or when its deadline has passed (a
-    worker on another host sharing the engine: its wall limit is DEADLINE_MARGIN_SECONDS shorter)."""
+    worker on another host sharing the engine: its wall limit is DEADLINE_MARGIN_SECONDS shorter), or (Podman,
+    which tells when a container exited) when it exited more than EXITED_GRACE_SECONDS ago."""
     engine = engine or required_engine()
     now = time.time() if now is None else now
     # Docker's ps template has .Label "name"; Podman's only the .Labels map.
-    if engine.kind == "podman":
+    podman = engine.kind == "podman"
+    if podman:
         deadline, owner = (f'index .Labels "{name}"' for name in (DEADLINE_LABEL, OWNER_LABEL))
+        # '|' between the fields: Podman's .State is words ("Exited (0) 5 minutes ago"), a label may be empty
+        template = "{{.ID}}|{{" + deadline + "}}|{{" + owner + "}}|{{.ExitedAt}}|{{.State}}"
     else:
         deadline, owner = (f'.Label "{name}"' for name in (DEADLINE_LABEL, OWNER_LABEL))
+        template = "{{.ID}} {{" + deadline + "}} {{" + owner + "}}"
     listing = runner(
-        engine.command("ps", "--all", "--no-trunc", "--filter", f"label={LABEL}=1",
-                       "--format", "{{.ID}} {{" + deadline + "}} {{" + owner + "}}"),
+        engine.command("ps", "--all", "--no-trunc", "--filter", f"label={LABEL}=1", "--format", template),
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     expired = []
     for line in listing.stdout.splitlines():
-        parts = line.split()
+        parts = line.split("|") if podman else line.split()
         if len(parts) < 2:
             continue
+        exited_long_ago = False
+        if podman and len(parts) == 5:
+            exited_at, state = parts[3].strip(), parts[4].strip().lower()
+            exited_long_ago = (state.startswith("exited") and exited_at.isdigit()
+                               and 0 < int(exited_at) < now - EXITED_GRACE_SECONDS)
+            parts = [part.strip() for part in parts[:3] if part.strip()]
         past_deadline = parts[1].isdigit() and int(parts[1]) < now
-        if past_deadline or (len(parts) == 3 and _owner_is_dead(parts[2])):
+        if past_deadline or exited_long_ago or (len(parts) == 3 and _owner_is_dead(parts[2])):
             expired.append(parts[0])
     if expired:
         runner(engine.command(*engine.remove_now(*expired)), capture_output=True, text=True, check=False)

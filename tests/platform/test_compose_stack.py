@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -72,6 +73,13 @@ class Stack:
 
     def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
         return run(str(COMPOSE), "-p", self.name, *args, cwd=self.folder, timeout=timeout)
+
+    def piped(self, *args: str, data: bytes | None = None) -> bytes:
+        """`compose exec -T …` with bytes in and out, as the backup commands of docs/operations.md run."""
+        done = subprocess.run([str(COMPOSE), "-p", self.name, "exec", "-T", *args], cwd=self.folder, input=data,
+                              capture_output=True, timeout=300, check=False)
+        assert done.returncode == 0, f"{args}: {done.stderr.decode(errors='replace')[-2000:]}"
+        return done.stdout
 
     def manage(self, code: str) -> str:
         done = run("podman", "exec", f"{self.name}_web_1", "/srv/kozyr/app/deploy/entrypoint.sh", "manage", "shell",
@@ -189,18 +197,33 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
                           "--filter", "label=kozyr.sandbox=1").stdout.split()
             return [owner for owner in listing if owner.startswith(f"{hostname}:")]
 
-        # The killed worker restarts (restart: unless-stopped) with its host name and reaps what its previous
-        # process left with the engine.
-        wait_for(lambda: not orphans_of(host), 180, "the killed worker's bot containers to be reaped")
+        # What the killed worker left with the engine goes: its bots see their input end and exit, and beat's
+        # reaper removes bot containers left exited for EXITED_GRACE_SECONDS (no worker removed them).
+        wait_for(lambda: not orphans_of(host), 300, "the killed worker's bot containers to be reaped")
         stack.manage("from bots.models import Bot; Bot.objects.update(active=False); from matches.models import Match;"
                      "Match.objects.filter(status='queued').update(status='cancelled')")
         quiet = stack.manage  # a site with nothing to play stops cleanly: every bot container removed by its worker
         wait_for(lambda: quiet("from matches.models import Match; print(Match.objects.filter(status='running')"
                                ".count())") == "0", 300, "the running matches to end")
-        print(f"\n[stack up to healthy: {up_seconds:.0f} s; whole test: {time.monotonic() - began:.0f} s]")
+        # Backup and restore exactly as docs/operations.md says, for a project that is not called kozyr.
+        replay_url = f"{url}/api/v1/matches/{victim['id']}/replay/"
+        replay = urllib.request.urlopen(replay_url, timeout=30).read()
+        finished_count = "from matches.models import Match; print(Match.objects.filter(status='finished').count())"
+        before = stack.manage(finished_count)
+        dump = stack.piped("db", "pg_dump", "-U", "kozyr", "-Fc", "kozyr")
+        media = stack.piped("web", "tar", "-C", "/srv/kozyr/media", "-czf", "-", ".")
+        stack.manage("from matches.models import Match; Match.objects.all().delete()")
+        stack.piped("web", "sh", "-c", "rm -rf /srv/kozyr/media/*")
+        assert stack.manage(finished_count) == "0"
+        stack.piped("db", "pg_restore", "-U", "kozyr", "-d", "kozyr", "--clean", "--if-exists", data=dump)
+        stack.piped("web", "tar", "-C", "/srv/kozyr/media", "-xzf", "-", data=media)
+        assert stack.manage(finished_count) == before
+        assert urllib.request.urlopen(replay_url, timeout=30).read() == replay
+        print(f"\n[stack up to healthy: {up_seconds:.0f} s; whole test: {time.monotonic() - began:.0f} s; "
+              f"backup: {len(dump) + len(media)} bytes]")
     finally:
         logs = {name: run("podman", "logs", "--tail", "40", name, check=False).stdout for name in stack.containers()}
-        stack.compose("down", "-v", "--remove-orphans")
+        stack.compose("down", "-v", "--remove-orphans", "--timeout", "20")  # quiet by now, unless a step failed
         print(json.dumps({name: text[-1500:] for name, text in logs.items()}, indent=1))
     assert stack.containers() == []
     volumes = run("podman", "volume", "ls", "--format", "{{.Name}}").stdout.split()

@@ -530,3 +530,49 @@ def test_health_check_host_header_is_one_django_accepts():
     assert healthcheck.host_header("*") == "localhost"
     assert healthcheck.host_header("") == "localhost"
     assert healthcheck.main(["no-slash"]) == 2
+
+
+def settings_tables() -> dict[str, list[str]]:
+    """docs/operations.md's settings tables: each table's heading -> the names its rows document (a row may
+    name several: `A`, `B`)."""
+    text = (REPO / "docs" / "operations.md").read_text()
+    section = text[text.index("## Settings"):text.index("\n## ", text.index("## Settings") + 1)]
+    tables: dict[str, list[str]] = {}
+    heading = ""
+    for line in section.splitlines():
+        if line.startswith("### "):
+            heading = line
+        elif line.startswith("| `"):
+            tables.setdefault(heading, []).extend(re.findall(r"`([A-Z][A-Z0-9_]*)`", line.split(" | ")[0]))
+    return tables
+
+
+def test_the_settings_tables_name_each_setting_once_and_only_settings_the_code_reads():
+    tables = settings_tables()
+    names = [name for rows in tables.values() for name in rows]
+    assert sorted({n for n in names if names.count(n) > 1}) == []  # one row per setting, never two that differ
+    django, = (rows for heading, rows in tables.items() if "Read by Django" in heading)
+    sandbox, = (rows for heading, rows in tables.items() if "Read by the sandbox" in heading)
+    processes, = (rows for heading, rows in tables.items() if "entry point" in heading)
+    assert set(django) == settings_names() - sandbox_names() - set(processes)
+    assert set(sandbox) <= sandbox_names() | container_engine_settings()
+    assert set(processes) == PROCESS_VARIABLES
+
+
+def container_engine_settings() -> set[str]:
+    from sandbox.backends import container_engine
+
+    return {container_engine.ENGINE_SETTING, container_engine.RUNTIME_SETTING, container_engine.STORAGE_SETTING,
+            "KOZYR_SANDBOX_DOCKER_IMAGE"}
+
+
+def test_every_platform_process_reads_the_same_settings():
+    """A setting means the same in every process (beat, web, workers): they share .env, and a service's own
+    `environment` only places the worker's folders and engine, never changes what a setting means."""
+    per_service = {"KOZYR_VAR_DIR", "KOZYR_SANDBOX_STATE_DIR", "SANDBOX_BACKEND", "CONTAINER_HOST"}
+    for name in PLATFORM_SERVICES:
+        spec = service(name)
+        assert spec["env_file"] == ".env", name
+        assert set(spec.get("environment", {})) <= per_service, name
+    worker, maintenance = service("worker")["environment"], service("maintenance")["environment"]
+    assert worker == maintenance  # both run beat's jobs (the ladder fill among them) with the same view

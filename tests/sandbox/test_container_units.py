@@ -79,11 +79,23 @@ def test_the_reaper_removes_containers_past_their_deadline_or_of_a_dead_worker_o
 
 
 def test_the_reaper_reads_podmans_labels_through_its_own_template():
-    runner = FakeRunner({"--storage-driver": "aaa 100\n"})
+    runner = FakeRunner({"--storage-driver": "aaa|100|host:1:2|-62135596800|Up 3 seconds ago\n"})
     assert container_reaper.reap_orphans(runner, engine=PODMAN, now=200) == ["aaa"]
-    assert runner.calls[0][-1] == ('{{.ID}} {{index .Labels "kozyr.sandbox.deadline"}} '
-                                   '{{index .Labels "kozyr.sandbox.owner"}}')
+    assert runner.calls[0][-1] == ('{{.ID}}|{{index .Labels "kozyr.sandbox.deadline"}}|'
+                                   '{{index .Labels "kozyr.sandbox.owner"}}|{{.ExitedAt}}|{{.State}}')
     assert runner.calls[1] == ["/usr/bin/podman", "--storage-driver", "overlay", "rm", "--force", "--time", "0", "aaa"]
+
+
+def test_podman_bot_containers_exited_long_ago_are_reaped_whoever_started_them():
+    # A worker removes its bot's container within seconds of its exit; one left for minutes lost its worker
+    # (on another host, or a container that cannot see that process), whatever its deadline says.
+    far = 10**10
+    listing = (f"old|{far}|otherhost:7:99|{1000 - container_reaper.EXITED_GRACE_SECONDS - 1}|Exited (0) 3 minutes ago\n"
+               f"recent|{far}|otherhost:7:99|{1000 - 5}|Exited (1) 5 seconds ago\n"
+               f"running|{far}|otherhost:7:99|-62135596800|Up 3 minutes ago\n"
+               f"created|{far}||-62135596800|Created\n")
+    runner = FakeRunner({"--storage-driver": listing})
+    assert container_reaper.reap_orphans(runner, engine=PODMAN, now=1000) == ["old"]
 
 
 class FakeRunner:
