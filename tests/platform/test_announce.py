@@ -15,6 +15,7 @@ from django.utils import timezone
 from bots.actions import house_version
 from matches import actions
 from matches.models import Match
+from web.management.commands import announce
 from web.management.commands.announce import minute_summary
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,11 +28,16 @@ def supervisord_programs() -> dict[str, configparser.SectionProxy]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_it_prints_the_address_and_the_admin_password_once_the_site_answers(live_server, settings, tmp_path):
+def test_it_prints_the_address_and_the_admin_password_once_the_site_and_workers_answer(live_server, settings,
+                                                                                        tmp_path, monkeypatch):
     settings.VAR_DIR = tmp_path
     (tmp_path / "admin_password").write_text("s3cret-pass\n")
+    answers = iter([set(), {"worker"}, {"worker", "maintenance"}])
+    monkeypatch.setattr(announce, "workers_answering", lambda: next(answers))
+    monkeypatch.setattr(announce.time, "sleep", lambda seconds: None)
     out = io.StringIO()
     call_command("announce", live_server.url, "--once", stdout=out)
+    assert next(answers, "asked no more") == "asked no more"  # the banner waited for both kinds of worker
     text = out.getvalue()
     assert f"Kozyr is running at  {live_server.url}/" in text
     assert "user 'admin', password 's3cret-pass'" in text and "${" not in text

@@ -36,14 +36,32 @@ def minute_summary(since) -> str:
             f"now {counts['n_running']} running, {counts['n_queued']} queued")
 
 
+def workers_answering() -> set[str]:
+    """The kinds of Celery worker (`worker`, `maintenance`) that answer a ping: up, past their start-up lines."""
+    from config.celery import app
+
+    try:
+        replies = app.control.ping(timeout=1.0)
+    except Exception:  # the broker is still starting
+        return set()
+    return {name.split("@", 1)[0] for reply in replies for name in reply}
+
+
 class Command(BaseCommand):
     help = "Print the site's address and admin log-in once it answers, then a one-line summary every minute."
 
     def add_arguments(self, parser):
         parser.add_argument("url", help="the site's address, e.g. http://127.0.0.1:8000/")
         parser.add_argument("--once", action="store_true", help="print the banner and stop (no summaries)")
+        parser.add_argument("--workers-seconds", type=float, default=120.0,
+                            help="how long to wait for the workers to answer before the banner anyway")
 
-    def handle(self, *args, url: str, once: bool, **options):
+    def wait_for_workers(self, deadline: float) -> None:
+        """The banner goes after the workers' own start-up lines, so it is the terminal's last word."""
+        while not {"worker", "maintenance"} <= workers_answering() and time.monotonic() < deadline:
+            time.sleep(0.5)
+
+    def handle(self, *args, url: str, once: bool, workers_seconds: float, **options):
         url = url.rstrip("/") + "/"
         deadline = time.monotonic() + WAIT_SECONDS
         while not answers(url + "healthz"):
@@ -52,6 +70,7 @@ class Command(BaseCommand):
                                   f"see the lines above")
                 return
             time.sleep(0.5)
+        self.wait_for_workers(time.monotonic() + workers_seconds)
         password_file = settings.VAR_DIR / "admin_password"
         password = password_file.read_text().strip() if password_file.exists() else "(as you set it)"
         rule = "=" * 72
