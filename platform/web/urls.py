@@ -2,11 +2,12 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.throttle import ThrottledLoginView
-from web import challenge_views, docs_pages, kits, replay_views, tournament_views, views
+from web import challenge_views, docs_pages, kits, metrics, replay_views, tournament_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("metrics", metrics.metrics, name="metrics"),
     path("signup/", views.signup, name="signup"),
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
