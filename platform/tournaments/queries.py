@@ -6,7 +6,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from matches.models import Match
-from tournaments.models import Pairing, PairingSet, Table, TableSet, Tournament
+from tournaments.models import TABLE_FORMATS, Pairing, PairingSet, Table, TableSet, Tournament
 from tournaments.pairing.records import Result
 
 
@@ -48,3 +48,36 @@ def tournament_matches(t: Tournament) -> QuerySet[Match]:
     table_sets = TableSet.objects.filter(table__round__tournament=t).values("duplicate_set")
     return Match.objects.filter(kind=Match.Kind.TOURNAMENT).filter(
         Q(duplicate_set__in=sets) | Q(duplicate_set__in=table_sets))
+
+
+def board_sets(t: Tournament) -> dict:
+    """Each duplicate set of the tournament -> the (round number, board) of the pairing or table it was played
+    for."""
+    if t.format in TABLE_FORMATS:
+        rows = TableSet.objects.filter(table__round__tournament=t).values_list(
+            "duplicate_set", "table__round__number", "table__board")
+    else:
+        rows = PairingSet.objects.filter(pairing__round__tournament=t).values_list(
+            "duplicate_set", "pairing__round__number", "pairing__board")
+    return {duplicate_set: (number, board) for duplicate_set, number, board in rows}
+
+
+def matches_by_board(t: Tournament) -> dict[tuple[int, int], list[int]]:
+    """The ids of the matches played for each pairing or table, keyed by (round number, board), in the order
+    they were created (tiebreak sets last). Two queries, whatever the size of the tournament."""
+    sets = board_sets(t)
+    found: dict[tuple[int, int], list[int]] = {}
+    for duplicate_set, pk in tournament_matches(t).order_by("pk").values_list("duplicate_set", "pk"):
+        if duplicate_set in sets:
+            found.setdefault(sets[duplicate_set], []).append(pk)
+    return found
+
+
+def board_matches(t: Tournament, number: int, board: int) -> QuerySet[Match]:
+    """The matches of one pairing or table (round ``number``, ``board``) of the tournament."""
+    if t.format in TABLE_FORMATS:
+        sets = TableSet.objects.filter(table__round__tournament=t, table__round__number=number, table__board=board)
+    else:
+        sets = PairingSet.objects.filter(pairing__round__tournament=t, pairing__round__number=number,
+                                         pairing__board=board)
+    return Match.objects.filter(kind=Match.Kind.TOURNAMENT, duplicate_set__in=sets.values("duplicate_set"))

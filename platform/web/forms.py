@@ -51,3 +51,16 @@ class NewTokenForm(forms.Form):
     name = forms.CharField(max_length=64, help_text="what the token is for, e.g. 'laptop'")
     expires_in_days = forms.IntegerField(min_value=1, max_value=3650, required=False,
                                          help_text="empty: never expires")
+
+
+class EntrantForm(forms.Form):
+    """A private tournament's host adds a bot by name (anyone's bot of the tournament's game and preset)."""
+
+    bot = forms.CharField(max_length=40, label="Add a bot")
+
+    def __init__(self, *args, game: str, preset: str, **kwargs):
+        super().__init__(*args, auto_id="entrant-%s", **kwargs)
+        self.fields["bot"].help_text = (f"the name of any active {game} bot that plays {preset}, yours or another "
+                                        f"user's; its current validated version is frozen at the start")
+        self.fields["bot"].widget.attrs.update({"list": "entrant-choices", "autocomplete": "off",
+                                                "autocapitalize": "none", "spellcheck": "false"})
