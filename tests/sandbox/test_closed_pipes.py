@@ -52,5 +52,6 @@ def test_a_container_that_never_runs_ends_the_workers_read_at_once(backend, bot_
     assert read_until(proc, seconds=15) == b""
     assert time.monotonic() - began < 5, "the worker kept waiting for a bot that never started"
     report = proc.finish(grace_seconds=0)
-    assert report.outcome == "runtime_error" and b"kozyr-no-such-image" in proc.stderr.read()
+    # the engine never started it: the sandbox's failure, never the bot's (test_container_engine_failures.py)
+    assert report.outcome == "sandbox_failure" and b"kozyr-no-such-image" in proc.stderr.read()
     proc.close()
