@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.db.models import OuterRef, Subquery
+
 from arena.games.seating import layout, side_scores
+from bots.models import Bot
 from matches.models import Match, Seat
+from ratings.models import RatingSnapshot
 
 
 def head_to_head(a: int, b: int, preset: str) -> dict[str, int | float | None]:
@@ -29,3 +36,13 @@ def head_to_head(a: int, b: int, preset: str) -> dict[str, int | float | None]:
         tally["a_wins" if score == 1 else "draws" if score == 0.5 else "b_wins"] += 1
     percent = round(100 * points / tally["matches"], 1) if tally["matches"] else None
     return {**tally, "a_score_percent": percent}
+
+
+def ratings_at(preset: str, bot_ids: Iterable[int], at: datetime) -> dict[int, float]:
+    """Each bot's official rating on the preset as it stood at ``at``: the newest snapshot taken at or before
+    then (any of its versions, as its rating history plots them); bots not yet rated then are absent. One
+    query, a probe of ``snapshot_bot_idx`` per bot."""
+    then = (RatingSnapshot.objects.filter(bot=OuterRef("pk"), preset=preset, at__lte=at)
+            .order_by("-at", "-id").values("rating")[:1])
+    rows = Bot.objects.filter(pk__in=list(bot_ids)).annotate(then=Subquery(then)).values_list("pk", "then")
+    return {pk: rating for pk, rating in rows if rating is not None}

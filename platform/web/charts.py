@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import calendar
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from django.utils.html import escape
@@ -156,44 +156,89 @@ def _when(moment: datetime) -> str:
 
 # ---------------------------------------------------------------------------------------------- rating
 
-OLD_WIDTH, OLD_HEIGHT, OLD_PAD = 640, 220, 36
-
-
-def _scale(values: Sequence[float], low: float, high: float, out_low: float, out_high: float) -> list[float]:
-    span = (high - low) or 1.0
-    return [out_low + (v - low) / span * (out_high - out_low) for v in values]
-
-
-def rating_history(points: Sequence[tuple[datetime, float, float, float]], title: str) -> SafeString:
-    """points: (time, rating, low, high) in time order."""
-    if not points:
+def rating_history(series: Mapping[str, Sequence[Point]], title: str, ident: str = "rating-history") -> SafeString:
+    """One chart of a bot's official rating over time: a line per preset (in the mapping's order) through its
+    refits, the 95% interval around it as a band, a legend naming each preset with its rating now, time
+    ticks spaced by the span shown. ``series[preset]``: (time, rating, low, high) in time order; presets
+    without a point are left out. Nothing at all (an empty string) when no preset has a point: the page
+    says "no rated games yet" instead."""
+    lines = {preset: list(points) for preset, points in series.items() if points}
+    if not lines:
         return mark_safe("")
-    times = [p[0].timestamp() for p in points]
-    low = min(p[2] for p in points)
-    high = max(p[3] for p in points)
-    xs = _scale(times, min(times), max(times), OLD_PAD, OLD_WIDTH - OLD_PAD / 2) if len(points) > 1 else [OLD_WIDTH / 2]
-    ys = _scale([p[1] for p in points], low, high, OLD_HEIGHT - OLD_PAD, OLD_PAD / 2)
-    ys_low = _scale([p[2] for p in points], low, high, OLD_HEIGHT - OLD_PAD, OLD_PAD / 2)
-    ys_high = _scale([p[3] for p in points], low, high, OLD_HEIGHT - OLD_PAD, OLD_PAD / 2)
-    band = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys_high, strict=True))
-    band += " " + " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(reversed(xs), reversed(ys_low), strict=True))
-    line = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))
-    last = points[-1]
-    dots = "".join(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5"><title>{escape(p[0].strftime("%Y-%m-%d %H:%M"))}: '
-                   f'{p[1]:.0f} ({p[2]:.0f}–{p[3]:.0f})</title></circle>' for x, y, p in zip(xs, ys, points,
-                                                                                                strict=True))
-    return mark_safe(
-        f'<svg class="chart" viewBox="0 0 {OLD_WIDTH} {OLD_HEIGHT}" role="img" aria-label="{escape(title)}">'
-        f'<polygon points="{band}" fill="#1b6e3a22" stroke="none"/>'
-        f'<polyline points="{line}" fill="none" stroke="#1b6e3a" stroke-width="2"/>'
-        f'<g fill="#1b6e3a">{dots}</g>'
-        f'<text x="{OLD_PAD}" y="{OLD_HEIGHT - 8}" class="axis">{escape(points[0][0].strftime("%Y-%m-%d"))}</text>'
-        f'<text x="{OLD_WIDTH - OLD_PAD / 2}" y="{OLD_HEIGHT - 8}" text-anchor="end" class="axis">'
-        f'{escape(last[0].strftime("%Y-%m-%d %H:%M"))}</text>'
-        f'<text x="4" y="{OLD_PAD / 2 + 4}" class="axis">{high:.0f}</text>'
-        f'<text x="4" y="{OLD_HEIGHT - OLD_PAD}" class="axis">{low:.0f}</text>'
-        f'<text x="{OLD_WIDTH - OLD_PAD / 2}" y="{OLD_PAD / 2 + 4}" text-anchor="end" class="value">now {last[1]:.0f} '
-        f'± {(last[3] - last[2]) / 2:.0f}</text></svg>')
+    times = [_utc(p[0]) for points in lines.values() for p in points]
+    first, last = min(times), max(times)
+    span = (last - first).total_seconds()
+    pad = max(span * 0.04, (HOUR - span) / 2)  # at least an hour shown: one refit is a dot in its hour
+    start, end = first - timedelta(seconds=pad), last + timedelta(seconds=pad)
+    lowest = min(p[2] for points in lines.values() for p in points)
+    highest = max(p[3] for points in lines.values() for p in points)
+    if highest - lowest < MIN_RATING_SPAN:  # a rating without an interval still gets a readable scale
+        middle = (highest + lowest) / 2
+        lowest, highest = middle - MIN_RATING_SPAN / 2, middle + MIN_RATING_SPAN / 2
+    values = nice_ticks(lowest, highest)
+    low, high = values[0], values[-1]
+
+    items = []
+    for k, (preset, points) in enumerate(lines.items()):
+        _, rating, lo, hi = points[-1]
+        items.append((f"{preset} {rating:.0f} ± {(hi - lo) / 2:.0f}", COLORS[k % len(COLORS)],
+                      DASHES[k % len(DASHES)]))
+    legend, legend_height = _legend(items, 0)
+    top = legend_height + 30
+    bottom = top + PLOT_HEIGHT
+    height = bottom + 44
+    total = (end - start).total_seconds()
+
+    def x_of(moment: datetime) -> float:
+        return LEFT + (_utc(moment) - start).total_seconds() / total * (WIDTH - LEFT - RIGHT)
+
+    def y_of(value: float) -> float:
+        return bottom - (value - low) / ((high - low) or 1) * PLOT_HEIGHT
+
+    summary = "; ".join(f"{preset}: {points[-1][1]:.0f} ± {(points[-1][3] - points[-1][2]) / 2:.0f} now, "
+                        f"{points[0][1]:.0f} at the first of {len(points)} refit{'s' if len(points) > 1 else ''}"
+                        for preset, points in lines.items())
+    desc = (f"Official rating (Elo) after each refit, {_when(first)} to {_when(last)} UTC, one line per preset "
+            f"with its 95% interval as a band. {summary}.")
+    parts = [_open(ident, height, title, desc, "rating-history"), legend]
+    parts.append(_text(LEFT - 6, top - 12, "Elo", anchor="end"))
+    parts.append(_text(WIDTH - RIGHT, top - 12, "times in UTC", anchor="end"))
+    for value in values:
+        y = y_of(value)
+        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" stroke="{GRID}"/>')
+        parts.append(_text(LEFT - 6, y + 4, _num(value), anchor="end", cls="value-tick"))
+    for moment, label in time_ticks(start, end):
+        x = x_of(moment)
+        anchor = "end" if x > WIDTH - RIGHT - 20 else "start" if x < LEFT + 20 else "middle"
+        parts.append(f'<line x1="{x:.1f}" y1="{bottom:.1f}" x2="{x:.1f}" y2="{bottom + 5:.1f}" stroke="{MUTED}"/>')
+        lines_of = "".join(f'<tspan x="{x:.1f}" dy="{0 if i == 0 else 16}">{escape(part)}</tspan>'
+                           for i, part in enumerate(label))
+        parts.append(f'<text class="time-tick" y="{bottom + 19:.1f}" text-anchor="{anchor}" fill="{MUTED}">'
+                     f'{lines_of}</text>')
+    parts.append(f'<line x1="{LEFT}" y1="{bottom:.1f}" x2="{WIDTH - RIGHT}" y2="{bottom:.1f}" stroke="{MUTED}"/>')
+    for k, (preset, points) in enumerate(lines.items()):
+        color, dash = COLORS[k % len(COLORS)], DASHES[k % len(DASHES)]
+        xs = [x_of(p[0]) for p in points]
+        parts.append(f'<g class="series" data-preset="{escape(preset)}">')
+        if len(points) > 1:
+            outline = [f"{x:.1f},{y_of(p[3]):.1f}" for x, p in zip(xs, points, strict=True)]
+            outline += [f"{x:.1f},{y_of(p[2]):.1f}" for x, p in zip(reversed(xs), reversed(points), strict=True)]
+            parts.append(f'<polygon class="band" points="{" ".join(outline)}" fill="{color}" fill-opacity="0.1"/>')
+            dashed = f' stroke-dasharray="{dash}"' if dash else ""
+            path = " ".join(f"{x:.1f},{y_of(p[1]):.1f}" for x, p in zip(xs, points, strict=True))
+            parts.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2.2"{dashed}/>')
+        else:
+            parts.append(f'<rect class="band" x="{xs[0] - 5:.1f}" y="{y_of(points[0][3]):.1f}" width="10" '
+                         f'height="{y_of(points[0][2]) - y_of(points[0][3]):.1f}" fill="{color}" fill-opacity="0.18"/>')
+        dotted = range(len(points)) if len(points) <= DOTS_UP_TO else [len(points) - 1]
+        for i in dotted:
+            moment, rating, lo, hi = points[i]
+            parts.append(f'<circle cx="{xs[i]:.1f}" cy="{y_of(rating):.1f}" r="3" fill="{color}"><title>'
+                         f'{escape(preset)}, {escape(_when(moment))} UTC: {rating:.0f} ({lo:.0f}–{hi:.0f})'
+                         f'</title></circle>')
+        parts.append("</g>")
+    parts.append("</svg>")
+    return mark_safe("".join(parts))
 
 
 # ---------------------------------------------------------------------------------------------- scores

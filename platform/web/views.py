@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, F, Window
+from django.db.models.functions import RowNumber
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts import limits
@@ -29,8 +34,9 @@ from matches.models import Match, Seat
 from matches.reproduce import bot_arguments, reproduce_command
 from matches.validation import do_upload_version, validation_links, validation_stage
 from ratings.actions import leaderboard
+from ratings.live import to_elo
 from ratings.models import Rating, RatingSnapshot
-from ratings.queries import head_to_head
+from ratings.queries import head_to_head, ratings_at
 from tournaments.models import Trophy
 from web import challenge_views, health
 from web.charts import rating_history
@@ -193,15 +199,17 @@ def bot_detail(request, name: str):
         version.stage = validation_stage(version)
     matches = recent_matches(Match.objects.filter(seats__version__bot=bot).distinct(), RECENT, request.user)
     ratings = list(Rating.objects.filter(bot=bot, version_id=bot.current_version_id).order_by("preset"))
-    histories = []
-    for preset in bot.plays():
-        points = [(s.at, s.rating, s.low, s.high) for s in
-                  RatingSnapshot.objects.filter(bot=bot, preset=preset).order_by("at")[:500]]
-        if points:
-            histories.append({"preset": preset, "svg": rating_history(points, f"{bot.name} on {preset}")})
+    # the rating history, one line per preset: each preset's newest 500 refits, oldest first, in one query
+    newest = Window(RowNumber(), partition_by=F("preset"), order_by=F("at").desc())
+    series: dict[str, list] = {preset: [] for preset in bot.plays()}
+    for preset, *point in (RatingSnapshot.objects.filter(bot=bot, preset__in=list(series)).annotate(newest=newest)
+                           .filter(newest__lte=500).order_by("preset", "at")
+                           .values_list("preset", "at", "rating", "low", "high")):
+        series[preset].append(tuple(point))
     trophies = list(Trophy.objects.filter(bot=bot).select_related("tournament")
                     .order_by("-tournament__finished", "place")[:50])
-    context = {"bot": bot, "versions": versions, "matches": matches, "ratings": ratings, "histories": histories,
+    context = {"bot": bot, "versions": versions, "matches": matches, "ratings": ratings,
+               "history": rating_history(series, f"Rating history of {bot.name}"),
                "trophies": trophies, "live_versions": any(v.status == BotVersion.Status.PENDING for v in versions),
                "challenge": challenge or challenge_views.challenge_form(request, bot),
                "opponents": head_to_head_table(bot), "owner_view": can_see_private(request.user, bot),
@@ -248,7 +256,10 @@ def _reproduce_bots(request, match: Match) -> list[dict]:
 
 
 SORTS = {"rating": None, "games": "-games", "score": "-score", "name": "bot__name", "live": "-live_mu"}
+SORT_LABELS = {"rating": "sort by Elo (official)", "live": "sort by live rating", "games": "sort by games",
+               "score": "sort by score", "name": "sort by name"}
 PAGE_SIZE = 50
+CHANGE_OVER = timedelta(hours=24)  # the leaderboard's arrows: the official rating's change over this time
 
 
 def preset_page(request, preset: str):
@@ -261,15 +272,28 @@ def preset_page(request, preset: str):
     if query:
         rows = rows.filter(bot__name__icontains=query)
     sort = request.GET.get("sort", "rating")
-    if SORTS.get(sort):
+    if sort not in SORTS:
+        sort = "rating"
+    if SORTS[sort]:
         rows = rows.order_by(SORTS[sort], "bot__name")
     paginator = Paginator(rows, PAGE_SIZE)
     page = paginator.get_page(request.GET.get("page"))
     first = (page.number - 1) * PAGE_SIZE
+    listed = list(page.object_list)
+    before = ratings_at(preset, [r.bot_id for r in listed], timezone.now() - CHANGE_OVER)  # one query
+    viewer = request.user.pk if request.user.is_authenticated else None
+    board = []
+    for i, row in enumerate(listed):
+        then = before.get(row.bot_id)
+        change = None if row.official is None or then is None else round(row.official - then)
+        board.append({"rank": first + i + 1, "row": row, "mine": viewer is not None and row.bot.owner_id == viewer,
+                      "change": change, "size": None if change is None else abs(change),
+                      "live": to_elo(row.live_mu)})
     return render(request, "web/preset.html", {
         "preset": preset, "game": game, "options": describe(rules), "page": page, "q": query, "sort": sort,
-        "rows": [{"rank": first + i + 1, "row": row} for i, row in enumerate(page.object_list)],
-        "sorts": list(SORTS)})
+        "rows": board, "sorts": list(SORT_LABELS.items()), "named_as_game": preset == game,
+        "keep": urlencode({k: v for k, v in (("q", query), ("sort", sort)) if v and (k, v) != ("sort", "rating")}),
+        "page_range": paginator.get_elided_page_range(page.number, on_each_side=1, on_ends=1)})
 
 
 def healthz(request):

@@ -1,5 +1,6 @@
-"""The server-drawn charts: time ticks spaced by the span shown, and the score progression naming its sides
-and saying which way is better."""
+"""The server-drawn charts: time ticks spaced by the span shown, the bot page's one rating chart (a line, a band
+and a legend entry per preset, or "no rated games yet"), read in one query, and the score progression naming
+its sides and saying which way is better."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from web.charts import nice_ticks, score_progression, time_ticks
+from web.charts import DOTS_UP_TO, WIDTH, nice_ticks, rating_history, score_progression, time_ticks
 
 T0 = datetime(2026, 12, 1, 23, 5, tzinfo=UTC)
 
@@ -48,6 +51,41 @@ def test_value_ticks_are_round_and_cover_the_values():
     assert ticks[0] <= 3 <= ticks[-1] and len(ticks) <= 5
 
 
+def history(n: int, start: datetime = T0, step: timedelta = timedelta(hours=2), rating: float = 1500.0):
+    return [(start + i * step, rating + 10 * i, rating + 10 * i - 80, rating + 10 * i + 80) for i in range(n)]
+
+
+def test_the_rating_history_is_one_svg_with_a_line_band_and_legend_entry_per_preset():
+    svg = str(rating_history({"bura": history(5), "burkozel": [], "echki-6": history(3, rating=1400.0)},
+                             "Rating history of x<y"))
+    assert svg.count("<svg") == 1 and f'viewBox="0 0 {WIDTH} ' in svg
+    assert re.findall(r'data-preset="([^"]*)"', svg) == ["bura", "echki-6"]  # a preset without points is left out
+    assert svg.count("<polygon") == 2 and svg.count("<polyline") == 2
+    assert re.findall(r'class="legend">([^<]*)<', svg) == ["bura 1540 ± 80", "echki-6 1420 ± 80"]
+    assert '<title id="rating-history-title">Rating history of x&lt;y</title>' in svg
+    assert 'aria-labelledby="rating-history-title rating-history-desc"' in svg and 'role="img"' in svg
+    desc = re.search(r'<desc id="rating-history-desc">([^<]*)<', svg).group(1)
+    assert "95% interval" in desc and "bura: 1540 ± 80 now" in desc and "UTC" in desc
+    assert "style=" not in svg  # the Content-Security-Policy refuses style attributes
+    ticks = re.findall(r'<text class="time-tick"', svg)
+    assert 2 <= len(ticks) <= 6
+
+
+def test_one_refit_is_a_dot_with_its_interval_in_an_hour_wide_chart():
+    svg = str(rating_history({"bura": history(1)}, "t"))
+    assert "<polygon" not in svg and '<rect class="band"' in svg and svg.count("<circle") == 1
+    assert ">22:45<" in svg or ">23:00<" in svg  # about its hour, in minutes
+
+
+def test_a_long_line_keeps_only_its_last_dot():
+    svg = str(rating_history({"bura": history(DOTS_UP_TO + 1), "kozel": history(3)}, "t"))
+    assert svg.count("<circle") == 1 + 3
+
+
+def test_nothing_is_drawn_without_points():
+    assert str(rating_history({}, "t")) == "" and str(rating_history({"bura": []}, "t")) == ""
+
+
 def test_the_score_progression_names_its_sides_and_which_way_is_better():
     penalty = str(score_progression([[0.0, 4.0, 12.0], [2.0, 2.0, 2.0]], ["greedy-bura@v1", "random-bura@v1"],
                                     "Match 1", points_kind="penalty"))
@@ -58,3 +96,42 @@ def test_the_score_progression_names_its_sides_and_which_way_is_better():
     points = str(score_progression([[480], [515]], ["a", "b"], "Match 2", points_kind="score"))
     assert "points · higher is better" in points and "lower" not in points
     assert str(score_progression([], [], "x")) == ""
+
+
+# ---------------------------------------------------------------------------------------------- the bot page
+
+@pytest.fixture
+def snapshots(house_bots):
+    """greedy-bura rated on three of its presets (bura with more refits than the page draws), none on two."""
+    from bots.models import Bot
+    from ratings.models import RatingSnapshot, Refit
+
+    bot = Bot.objects.get(name="greedy-bura")
+    rows = []
+    for preset, count in (("bura", 503), ("burkozel", 2), ("echki-6", 1)):
+        refit = Refit.objects.create(preset=preset, matches=1, rated=2, seconds=0.1)
+        rows += [RatingSnapshot(refit=refit, version=bot.current_version, bot=bot, preset=preset,
+                                at=T0 + timedelta(minutes=10 * i), rating=1500 + i, low=1400 + i, high=1600 + i,
+                                games=i + 1) for i in range(count)]
+    RatingSnapshot.objects.bulk_create(rows)
+    return bot
+
+
+def test_the_bot_page_draws_one_chart_from_one_query(client, snapshots):
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get("/bots/greedy-bura/").content.decode()
+    read = [q["sql"] for q in queries.captured_queries if "ratings_ratingsnapshot" in q["sql"]]
+    assert len(read) == 1, read  # every preset's history at once, not a query per preset
+    assert html.count('<svg class="chart rating-history"') == 1 and "<h2>Rating history</h2>" in html
+    assert re.findall(r'data-preset="([^"]*)"', html) == ["bura", "burkozel", "echki-6"]
+    # bura: the newest 500 of its 503 refits (the last at 1500 + 502), drawn as a line without a dot each
+    assert "bura: 2002 ± 100 now, 1503 at the first of 500 refits" in html
+    assert re.findall(r'class="legend">([^<]*)<', html)[0] == "bura 2002 ± 100"
+    assert "No rated games yet" not in html
+
+
+def test_the_bot_page_says_no_rated_games_yet(client, house_bots, django_assert_max_num_queries):
+    with django_assert_max_num_queries(40):
+        html = client.get("/bots/greedy-bura/").content.decode()
+    assert "<h2>Rating history</h2>" in html and 'id="rating-history-empty"' in html
+    assert "No rated games yet" in html and "<svg" not in html
