@@ -312,7 +312,11 @@
         var play = el("div", "rv-play");
         play.setAttribute("data-seat", part.seat);
         play.appendChild(el("span", "rv-label", seatName(part.seat) + " (face down)"));
-        play.appendChild(cardRow(part.cards, obs, "", undefined, 0));
+        // A seat's view shows another seat's face-down cards as backs: the event is the whole table's, and
+        // only "everything" (or the seat that played them) may see them.
+        var seen = view === "all" || String(part.seat) === String(view);
+        play.appendChild(cardRow(seen ? part.cards : part.cards.map(function () { return "??"; }), obs, "",
+          undefined, 0));
         trick.appendChild(play);
       });
     } else {
