@@ -240,6 +240,25 @@ def test_everything_shows_the_face_down_cards_of_a_taken_trick_and_in_the_pile(l
     assert not page.errors
 
 
+def test_the_last_trick_of_a_deal_is_not_drawn_on_the_next_deals_table(live_server, page, play, fixed_deals):
+    """A step that takes a deal's last trick also deals the next one: the table is the new deal's (the
+    taken trick is told in the step's line), so a seat's view shows none of the old deal's cards on it."""
+    match = play("burkozel-pairs", builtins_for("burkozel-pairs"))
+    replay = stored_replay(match)
+
+    def kinds(k: int) -> list[str]:
+        return [e["type"] for e in seen_events(replay, None, k)]
+
+    step = next(k for k in range(1, len(replay["actions"])) if "trick" in kinds(k) and kinds(k)[-1] == "deal")
+    seat = 3
+    open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={step}&seat={seat}")
+    wait_for(page, step, str(seat))
+    assert set(page.evaluate(DOM_CARDS)) - {"??"} <= strings_in(engine_state(replay, step).observation(seat))
+    assert "no trick on the table" in page.inner_text("#rv-table .rv-trick")
+    assert "takes" in page.inner_text("#rv-text")
+    assert not page.errors
+
+
 def test_the_trump_is_named_once(live_server, page, play, fixed_deals):
     """While the turned-up card lies under the stock it names the trump ("Trump Q♦"), after it is drawn the
     suit does ("Trump ♦"); never "Trump trump ♦". Burkozel: four hands draw the stock out within a deal."""

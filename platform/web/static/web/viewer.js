@@ -287,7 +287,12 @@
 
     var trick = el("div", "rv-trick");
     var taken = null;
-    (frame.events || []).forEach(function (e) { if (e.type === "trick") taken = e; });
+    // The trick this step took, unless a new deal followed it in the same step: the table is then the new
+    // deal's, and the last trick of the old one is in the step's events, not on the table.
+    (frame.events || []).forEach(function (e) {
+      if (e.type === "trick") taken = e;
+      else if (e.type === "deal") taken = null;
+    });
     trick.appendChild(el("h4", "", !(obs.trick && obs.trick.plays) && taken ?
       "Trick taken by " + seatName(taken.taker) : "Trick"));
     if (obs.trick && obs.trick.plays) {
