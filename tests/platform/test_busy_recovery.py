@@ -57,13 +57,25 @@ class Beat:
         self.log.close()
 
 
-def running_match_of(worker: Worker) -> Match | None:
-    """A match this worker's pool is playing now (its lease owner names the playing process's pid)."""
-    pids = {str(p.pid) for p in worker.descendants()} | {str(worker.proc.pid)}
+def pids_of(worker: Worker) -> set[str]:
+    return {str(p.pid) for p in worker.descendants()} | {str(worker.proc.pid)}
+
+
+def running_match_of(pids: set[str]) -> Match | None:
+    """A match these processes are playing (a lease owner names the playing process's pid)."""
     for match in Match.objects.filter(status=Match.Status.RUNNING):
         if match.lease_owner.split(":")[1] in pids:
             return match
     return None
+
+
+def kill_mid_match(worker: Worker) -> Match | None:
+    """SIGKILL ``worker`` while it plays a match; the match it held at the kill (None when it had just
+    finished one and not yet leased the next, a race a caller retries with a new worker)."""
+    wait_for(lambda: running_match_of(pids_of(worker)), 120, f"worker {worker.name} to play a match")
+    pids = pids_of(worker)
+    worker.kill()
+    return running_match_of(pids)
 
 
 def test_a_killed_workers_match_is_finished_within_its_lease_and_a_minute_while_the_ladder_is_full(
@@ -78,17 +90,22 @@ def test_a_killed_workers_match_is_finished_within_its_lease_and_a_minute_while_
     try:
         beat = Beat(site_env(tmp_path, settings, "beat"), tmp_path / "beat")
         started.append(beat)
-        doomed = Worker("doomed", site_env(tmp_path, settings, "doomed"), tmp_path / "doomed.log")
-        started.append(doomed)
         survivor = Worker("survivor", site_env(tmp_path, settings, "survivor"), tmp_path / "survivor.log")
         started.append(survivor)
-        doomed.wait_ready()
         survivor.wait_ready()
-        # The ladder is filled by beat's first fill: far more queued than two workers can play.
-        wait_for(lambda: Match.objects.filter(kind="ladder", status="queued").count() >= LADDER_DEPTH, 90,
-                 "the ladder to fill")
-        match = wait_for(lambda: running_match_of(doomed), 120, "the doomed worker to play a match")
-        doomed.kill()
+        match = None
+        for attempt in range(1, 4):
+            doomed = Worker(f"doomed{attempt}", site_env(tmp_path, settings, f"doomed{attempt}"),
+                            tmp_path / f"doomed{attempt}.log")
+            started.append(doomed)
+            doomed.wait_ready()
+            # The ladder is filled by beat's first fill: far more queued than two workers can play.
+            wait_for(lambda: Match.objects.filter(kind="ladder", status="queued").count() >= LADDER_DEPTH, 90,
+                     "the ladder to fill")
+            match = kill_mid_match(doomed)
+            if match is not None:
+                break
+        assert match is not None, "three workers were each killed between two matches"
         killed_at = time.monotonic()
         waiting = Match.objects.filter(kind="ladder", status="queued").count()
         assert waiting > 0, "the ladder's queue emptied: the site was not busy"
