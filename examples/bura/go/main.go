@@ -28,6 +28,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -373,7 +374,7 @@ func decide(req *request, teams [][]int) json.RawMessage {
 		return json.RawMessage(`{"type":"pass"}`)
 	}
 	var obs observation
-	if err := json.Unmarshal(req.Observation, &obs); err != nil {
+	if err := decodeLoose(req.Observation, &obs); err != nil {
 		logf("cannot read the observation (%v) - playing the first legal action", err)
 		return legal[0].raw
 	}
@@ -390,6 +391,18 @@ func decide(req *request, teams [][]int) json.RawMessage {
 	}
 	logf("no plan for decision %q - playing the first legal action", req.Decision)
 	return legal[0].raw
+}
+
+// decodeLoose is json.Unmarshal that forgives a field of an unexpected type (it is left at its zero
+// value and the rest is still read): only a line that is not JSON at all is an error.
+func decodeLoose(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		logf("note: %v", err)
+		return nil
+	}
+	return err
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -445,7 +458,7 @@ func main() {
 		line, err := in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			var msg message
-			if jerr := json.Unmarshal(line, &msg); jerr != nil {
+			if jerr := decodeLoose(line, &msg); jerr != nil {
 				logf("cannot read a line from the referee: %v", jerr)
 			} else {
 				switch msg.Type {
