@@ -1,0 +1,3 @@
+module kozyrbot
+
+go 1.19
