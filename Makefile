@@ -24,6 +24,8 @@ system-deps:
 	  echo "installing bubblewrap"; \
 	  (apt-get update -qq && apt-get install -y -qq bubblewrap) >/dev/null 2>&1 || \
 	  echo "warning: could not install bubblewrap; sandboxed tests will fail"; }
+	@sandbox/image/install-runtimes.sh || \
+	  echo "warning: some bot runtimes or compilers are missing; the bots that need them will fail here"
 	@sandbox/image/install-engine.sh || \
 	  echo "warning: no podman/runc; the container backend's tests will be skipped (each says why)"
 

@@ -1,9 +1,11 @@
 """Turning a BOT argument of the runner, or an upload, into a staged bot that can be started.
 
 A bot is ``builtin:NAME``, a script (``.py``, ``.js``, ``.pl`` or an executable file), a directory, or a
-``.zip`` of a directory. A directory's entry point is the first of ``main.py``, ``main.js``, ``main.pl`` or
-``main`` (an ELF binary or a ``#!`` script; docs/protocol.md, "Packaging a bot"). Every bot's files are
-staged into a private directory of their own, so a sandbox can mount exactly those files read-only.
+``.zip`` of a directory. A directory's entry point is the first of ``main.py``, ``main.js``, ``main.pl``,
+``main`` (an ELF binary or a ``#!`` script), or a source file of a compiled language (``main.cpp``,
+``Cargo.toml`` or ``main.rs``, ``main.go``, ``Main.java``: arena/builds.py builds those; docs/protocol.md,
+"Packaging a bot"). Every bot's files are staged into a private directory of their own, so a sandbox can
+mount exactly those files read-only.
 
 Staging never reads outside the bot's own files: a folder is walked through directory descriptors without
 following anything, symlinks, devices, fifos and sockets are refused, and files, folders, depth, name length
@@ -23,9 +25,11 @@ import stat
 import struct
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena import builds
+from arena.builds import NATIVE
 from sandbox import bot_runtimes
 
 BUILTIN_PREFIX = "builtin:"
@@ -37,7 +41,6 @@ MAX_PATH_BYTES = 1024  # a whole path inside the bot
 MAX_COMPRESSION_RATIO = 200  # a zip entry larger than RATIO_FLOOR may not unpack to more than this factor
 RATIO_FLOOR = 1024 * 1024
 IGNORED = frozenset({"__pycache__", "__MACOSX", ".git"})  # never needed at run time, often large
-NATIVE = "native"  # the runtime of an ELF binary: nothing but the kernel
 
 # Entry points of a folder, in order of preference: file name -> the runtime that runs it.
 ENTRY_SCRIPTS = (("main.py", "python3"), ("main.js", "node"), ("main.pl", "perl"))
@@ -57,8 +60,11 @@ class BotSpec:
     label: str  # what the user wrote (shown in tables and stored in replays)
     builtin: str | None = None  # built-in bot name, or None for an external program
     directory: str | None = None  # staged copy of the bot's files
-    command: tuple[str, ...] = ()  # run inside ``directory``
-    runtime: str | None = None  # python3, node, perl (sandbox.bot_runtimes()) or "native"
+    command: tuple[str, ...] = ()  # run inside ``directory`` (a compiled bot's: once it is built)
+    runtime: str | None = None  # python3, node, perl, java (sandbox.bot_runtimes()) or "native"
+    language: str | None = None  # a bot sent as source (cpp, rust, go, java): built before it plays
+    build_failure: str | None = None  # its build failed: the seat crashes at launch with this reason…
+    build_log: tuple[str, ...] = ()  # …and the compiler's last lines as its stderr
 
     @property
     def is_builtin(self) -> bool:
@@ -96,7 +102,9 @@ def stage_bot(source: Path, target: Path, *, label: str | None = None) -> BotSpe
             raise BotSpecError(f"bot {_show(label)} is not a file, a folder or a .zip")
     except OSError as err:  # a file that vanished or cannot be read mid-copy: still one line
         raise BotSpecError(f"bot {_show(label)}: cannot read it ({err.strerror or err})") from None
-    return _spec(label, target, *inspect_bot(target, label))
+    command, runtime = inspect_bot(target, label)
+    plan = build_plan(target, label)
+    return replace(_spec(label, target, command, runtime), language=None if plan is None else plan.language.name)
 
 
 def inspect_bot(directory: Path, label: str) -> tuple[tuple[str, ...], str]:
@@ -108,8 +116,40 @@ def inspect_bot(directory: Path, label: str) -> tuple[tuple[str, ...], str]:
     main = directory / "main"
     if _is_plain_file(main):
         return _executable_entry(main, label)
-    raise BotSpecError(f"bot {_show(label)}: no entry point; put main.py, main.js, main.pl or an executable 'main' "
-                       f"at its top level")
+    plan = build_plan(directory, label)
+    if plan is not None:
+        return plan.run, plan.runtime
+    raise BotSpecError(f"bot {_show(label)}: no entry point; put main.py, main.js, main.pl, an executable 'main', "
+                       f"main.cpp, main.rs (or Cargo.toml), main.go or Main.java at its top level")
+
+
+def build_plan(directory: Path, label: str) -> builds.Plan | None:
+    """How a staged folder is built, when it is sent as source (None otherwise); refusals as BotSpecError."""
+    for filename, _ in ENTRY_SCRIPTS:
+        if _is_plain_file(Path(directory) / filename):
+            return None
+    if _is_plain_file(Path(directory) / "main"):
+        return None
+    try:
+        return builds.detect(Path(directory), label)
+    except ValueError as err:
+        raise BotSpecError(f"bot {_show(label)}: {err}") from None
+
+
+def built(spec: BotSpec, *, backend: str, cache: Path | None) -> BotSpec:
+    """``spec`` ready to start: a bot sent as source is compiled inside the sandbox (from ``cache`` when it
+    was before). A failed build stays on the spec (the seat crashes at launch with the compiler's lines);
+    a sandbox that cannot run the compiler raises builds.BuildError."""
+    if spec.language is None or spec.directory is None:
+        return spec
+    plan = build_plan(Path(spec.directory), spec.label)
+    if plan is None:
+        return spec
+    try:
+        builds.build(Path(spec.directory), plan, backend=backend, cache=cache)
+    except builds.BuildFailed as failed:
+        return replace(spec, build_failure=str(failed), build_log=tuple(failed.log_lines))
+    return spec
 
 
 def allowed_runtimes() -> list[str]:

@@ -8,15 +8,16 @@ import json
 import os
 import secrets
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
 import sandbox  # the runner is where arena meets the sandbox: its public API only
-from arena import client, stats
+from arena import builds, client, stats
 from arena import replay as replays
 from arena.bots import bots_for
-from arena.botspec import BUILTIN_PREFIX, BotSpecError, parse_bot
+from arena.botspec import BUILTIN_PREFIX, BotSpec, BotSpecError, built, parse_bot
 from arena.cards import MAX_SEED
 from arena.games import all_presets, new_match, resolve
 from arena.games.base import RuleOptionError
@@ -159,6 +160,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         specs = [parse_bot(b, staging, sorted(bots_for(game))) for b in args.bots]
         if any(not spec.is_builtin for spec in specs):
             _check_sandbox(args.sandbox)
+        specs = [_build(spec, args) for spec in specs]
         schedule = build_schedule(preset=args.preset, overrides=overrides, bots=specs, games=args.games,
                                   base_seed=base_seed, duplicate=args.duplicate, time_control=time_control,
                                   sandbox=args.sandbox)
@@ -217,6 +219,26 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise UsageError(f"--replays {args.replays}: cannot create that directory ({err.strerror})") from None
     if args.json is not None and (args.json.is_dir() or not args.json.parent.is_dir()):
         raise UsageError(f"--json {args.json}: give a file name in an existing directory")
+
+
+def _build(spec: BotSpec, args: argparse.Namespace) -> BotSpec:
+    """A bot sent as source, compiled as the site compiles it (in the sandbox, kept in the build cache); a
+    build that fails stops the run with the compiler's messages."""
+    if spec.language is None:
+        return spec
+    language = builds.LANGUAGES[spec.language].label
+    started = time.monotonic()
+    try:
+        done = built(spec, backend=args.sandbox, cache=builds.default_cache())
+    except builds.BuildError as err:
+        raise UsageError(f"{spec.label}: {err}") from None
+    if done.build_failure is not None:
+        for line in done.build_log:
+            print(printable(line), file=sys.stderr)
+        raise UsageError(f"{spec.label} did not build ({language}): {done.build_failure}")
+    if not args.quiet:
+        print(f"arena: {spec.label}: {language} built in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    return done
 
 
 def _check_sandbox(backend: str) -> None:

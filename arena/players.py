@@ -41,6 +41,15 @@ class InfrastructureError(Exception):
     the match is aborted, not scored. Any other exception out of a launcher is the bot's launch failure."""
 
 
+class BotCannotStart(Exception):
+    """A launcher could not start a bot through the bot's own fault (its build failed): the seat crashes at
+    launch. ``log_lines`` (the compiler's last lines) become the seat's stderr, for its owner."""
+
+    def __init__(self, reason: str, log_lines: Sequence[str] = ()):
+        super().__init__(reason)
+        self.log_lines = list(log_lines)
+
+
 class PlayerFailure(Exception):
     """A seat misbehaved. ``verdict`` is a protocol verdict, ``code`` the precise reason."""
 
@@ -408,6 +417,11 @@ class ExternalPlayer:
             self._proc = self._launcher()
         except InfrastructureError as err:
             raise PlayerFailure(protocol.ABORTED, "infrastructure", protocol.printable(str(err))) from None
+        except BotCannotStart as err:
+            lines = [protocol.printable(line, 500) for line in err.log_lines]
+            self._report.stderr_tail = lines[-STDERR_TAIL_LINES:]
+            self._report.stderr_log = [[0, line] for line in lines[:STDERR_LOG_LINES]]
+            raise PlayerFailure(protocol.CRASH, "build-failed", protocol.printable(str(err))) from None
         except Exception as err:  # the launcher says why (missing interpreter, sandbox refused, …)
             raise PlayerFailure(protocol.SANDBOX_FAILURE, "launch-failed", protocol.printable(str(err))) from None
         self._stdin_fd = self._proc.stdin.fileno()

@@ -22,7 +22,7 @@ from arena.bots import make_bot
 from arena.botspec import BotSpec
 from arena.cards import derive_seed
 from arena.games import new_match, resolve
-from arena.players import BuiltinPlayer, ExternalPlayer, InfrastructureError, Player
+from arena.players import BotCannotStart, BuiltinPlayer, ExternalPlayer, InfrastructureError, Player
 from arena.referee import MatchRecord, TimeControl, play_match
 from arena.replay import dumps as replay_bytes
 
@@ -108,7 +108,17 @@ def _player(job: MatchJob, seat: int, spec: BotSpec, game: str, rules: Any, limi
     if spec.builtin is not None:
         bot = make_bot(game, spec.builtin, seat, rules, derive_seed(job.seed, BOT_SEED_LABEL, seat))
         return BuiltinPlayer(spec.label, bot, name=spec.builtin)
+    if spec.build_failure is not None:
+        return ExternalPlayer(spec.label, _failed_build(spec))
     return ExternalPlayer(spec.label, _sandbox_launcher(spec, job.sandbox, limits))
+
+
+def _failed_build(spec: BotSpec) -> Callable[[], Any]:
+    """A bot whose build failed: its seat crashes at launch, with the compiler's lines as its stderr."""
+    def launch():
+        raise BotCannotStart(spec.build_failure or "the build failed", spec.build_log)
+
+    return launch
 
 
 def sandbox_limits_for(job: MatchJob, seats: int) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import time
 from functools import cache
 from pathlib import Path
 
-from .. import cgroups, janitor, seccomp_filter
+from .. import cgroups, janitor, runtimes, seccomp_filter
 from ..environment import SANDBOX_PATH, bot_environment
 from ..errors import SandboxError
 from ..launcher import Plan, spawn
@@ -100,7 +100,10 @@ def etc_entries() -> tuple[str, ...]:
         args = ["--symlink", zone, TIME_ZONE]
     else:
         args = ["--ro-bind-try", TIME_ZONE, TIME_ZONE]
-    return (*args, "--ro-bind-try", ALTERNATIVES, ALTERNATIVES)
+    args += ["--ro-bind-try", ALTERNATIVES, ALTERNATIVES]
+    for folder in runtimes.ETC_FOLDERS:  # a runtime's own configuration (the JDK's conf links into /etc)
+        args += ["--ro-bind-try", folder, folder]
+    return tuple(args)
 
 
 def read_only_file(fd: int, path: str) -> list[str]:

@@ -27,13 +27,15 @@ from pathlib import Path
 DPKG = Path("/var/lib/dpkg")
 # Needed to install or configure packages, never to run a bot: a dependency on them is not followed.
 INSTALL_TIME_ONLY = frozenset({"dpkg", "debconf", "install-info", "ca-certificates", "debianutils"})
-# Paths (and everything under them) never copied: documentation, headers, Node's npm and corepack.
-EXCLUDED = ("/usr/share/doc", "/usr/share/man", "/usr/share/info", "/usr/share/lintian", "/usr/include",
+# Paths (and everything under them) never copied: documentation, Node's npm and corepack. (Headers are
+# kept: the C++ compiler builds bots in the image.)
+EXCLUDED = ("/usr/share/doc", "/usr/share/man", "/usr/share/info", "/usr/share/lintian",
             "/usr/lib/node_modules", "/usr/bin/npm", "/usr/bin/npx", "/usr/bin/corepack",
             "/usr/share/systemtap", "/usr/share/bash-completion")  # fmt: skip
 # Parts of packages outside the closure that every runtime expects: the C.UTF-8 locale (LANG=C.UTF-8 in
 # every sandbox; Perl warns at each start without it).
 PARTS: dict[str, tuple[str, ...]] = {"libc-bin": ("/usr/lib/locale/C.utf8",)}
+ALTERNATIVES = "/etc/alternatives"
 MERGED_USR = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 MOUNT_POINTS = ("bot", "dev", "proc", "sys", "tmp")
 PASSWD = "root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
@@ -138,6 +140,36 @@ def copy_entry(source: str, root: Path) -> None:
         shutil.copy2(source, target)
 
 
+def alternative_links() -> dict[str, str]:
+    """Every link update-alternatives manages: link path (/usr/bin/java) -> its name in /etc/alternatives,
+    from dpkg's records (each names its master link, then pairs of slave name and link, up to a blank line)."""
+    links: dict[str, str] = {}
+    folder = DPKG / "alternatives"
+    if not folder.is_dir():
+        return links
+    for record in sorted(folder.iterdir()):
+        lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
+        if len(lines) < 2:
+            continue
+        links[lines[1]] = record.name
+        slaves = lines[2:lines.index("", 2)] if "" in lines[2:] else []
+        for name, link in zip(slaves[0::2], slaves[1::2]):  # noqa: B905 (runs on Python 3.9)
+            links[link] = name
+    return links
+
+
+def copy_alternatives(root: Path) -> None:
+    """The commands and libraries update-alternatives links (java, javac, cc, libblas.so.3): made by
+    maintainer scripts, so in no package's file list. Copied where the chosen file is in the image: the
+    link and its /etc/alternatives link."""
+    for link, name in sorted(alternative_links().items()):
+        chosen = os.path.join(ALTERNATIVES, name)
+        if os.path.islink(chosen) and os.path.lexists(root / canonical(os.readlink(chosen)).lstrip("/")) \
+                and not excluded(link):
+            copy_entry(chosen, root)
+            copy_entry(link, root)
+
+
 def bytecode_of(source: str) -> list[str]:
     """The .pyc files dpkg's maintainer scripts compiled for a module (not in the file list; a read-only
     root could never write them, and every bot start would compile the standard library again)."""
@@ -165,6 +197,7 @@ def assemble(packages_file: Path, root: Path) -> list[str]:
         for path in file_list(package, installed[package]):
             if any(path == prefix or path.startswith(prefix + "/") for prefix in prefixes):
                 copy_entry(path, root)
+    copy_alternatives(root)
     for name in MOUNT_POINTS:
         (root / name).mkdir(exist_ok=True)
     os.chmod(root / "tmp", 0o1777)

@@ -12,7 +12,18 @@ import pytest
 
 from sandbox import Limits, start
 from sandbox.image import rootfs
-from sandbox.runtimes import PACKAGES, RUNTIMES, VERSION_ARGUMENTS, package_list, promised_version, version_matches
+from sandbox.runtimes import (
+    LIBRARIES,
+    PACKAGES,
+    RUNTIMES,
+    TOOLCHAINS,
+    VERSION_ARGUMENTS,
+    package_list,
+    printed_version,
+    promise,
+    promised_version,
+    version_matches,
+)
 from tests.sandbox.conftest import finish, read_until
 
 IMAGE_DIR = Path(__file__).parents[2] / "sandbox" / "image"
@@ -20,7 +31,8 @@ IMAGE_DIR = Path(__file__).parents[2] / "sandbox" / "image"
 
 def test_the_package_list_is_generated_from_the_runtimes():
     assert (IMAGE_DIR / "packages.txt").read_text() == package_list()
-    assert rootfs.read_package_list(IMAGE_DIR / "packages.txt") == [PACKAGES[name] for name in RUNTIMES]
+    assert rootfs.read_package_list(IMAGE_DIR / "packages.txt") == [
+        *(PACKAGES[name] for name in (*RUNTIMES, *TOOLCHAINS)), *(package for _, package in LIBRARIES.values())]
 
 
 def test_the_dockerfile_installs_that_list_with_the_promised_versions():
@@ -38,6 +50,11 @@ def test_the_dockerfile_installs_that_list_with_the_promised_versions():
 def test_a_version_matches_its_promise_only_on_a_component_boundary():
     assert version_matches("python3", "3.11.2\n") and version_matches("node", "20.20.2")
     assert not version_matches("python3", "3.1.0") and not version_matches("perl", "5.361.0")
+    # compilers print their name first: the first number is the version
+    assert version_matches("rustc", "rustc 1.63.0 (4b91a6ea7 2022-08-08)") and version_matches("g++", "12.2.0")
+    assert version_matches("go", "go version go1.19.8 linux/amd64") and not version_matches("go", "go1.190")
+    assert printed_version("openjdk 17.0.17 2025-10-21\nOpenJDK Runtime") == "17.0.17" and version_matches(
+        "java", "openjdk 17.0.17 2025-10-21")
 
 
 def test_the_closure_follows_alternatives_and_virtual_packages_but_not_install_time_tools(tmp_path):
@@ -55,13 +72,25 @@ def test_the_closure_follows_alternatives_and_virtual_packages_but_not_install_t
         rootfs.closure(["nope"], installed)
 
 
-@pytest.mark.parametrize("command", sorted(RUNTIMES))
-def test_each_promised_runtime_runs_in_the_image_at_its_version(command, container_image, tmp_path):
-    proc = start([command, *VERSION_ARGUMENTS[command]], tmp_path, Limits(wall_seconds=60), backend="docker")
+@pytest.mark.parametrize("command", sorted({*RUNTIMES, *TOOLCHAINS}))
+def test_each_promised_runtime_and_compiler_runs_in_the_image_at_its_version(command, container_image, tmp_path):
+    proc = start([command, *VERSION_ARGUMENTS[command]], tmp_path, Limits(wall_seconds=60, processes=64),
+                 backend="docker")
     printed = read_until(proc, seconds=30).decode()
     run = finish(proc, printed.encode(), grace=10)
     assert run.report.outcome == "ok", (run.report.to_dict(), run.stderr)
-    assert version_matches(command, printed), f"{command} printed {printed!r}; RUNTIMES promises {RUNTIMES[command]}"
+    assert version_matches(command, printed), f"{command} printed {printed!r}; sandbox.runtimes promises " \
+                                              f"{promise(command)}"
+
+
+@pytest.mark.parametrize("library", sorted(LIBRARIES))
+def test_each_promised_python_library_imports_in_the_image_at_its_version(library, container_image, tmp_path):
+    probe = f"import {library}; print({library}.__version__)"
+    proc = start(["python3", "-c", probe], tmp_path, Limits(wall_seconds=60), backend="docker")
+    printed = read_until(proc, seconds=30).decode()
+    run = finish(proc, printed.encode(), grace=10)
+    assert run.report.outcome == "ok", (run.report.to_dict(), run.stderr)
+    assert version_matches(library, printed), f"{library} is {printed!r}; promised: {promise(library)}"
 
 
 def test_the_image_holds_no_shell_package_manager_or_npm(container_image, tmp_path):
