@@ -45,6 +45,9 @@ IGNORED = frozenset({"__pycache__", "__MACOSX", ".git"})  # never needed at run 
 # Entry points of a folder, in order of preference: file name -> the runtime that runs it.
 ENTRY_SCRIPTS = (("main.py", "python3"), ("main.js", "node"), ("main.pl", "perl"))
 SCRIPT_SUFFIXES = {".py": "python3", ".js": "node", ".pl": "perl"}
+# A single source file of a compiled language, by suffix -> the entry name it is staged under
+SOURCE_ENTRIES = {".cpp": "main.cpp", ".cc": "main.cc", ".cxx": "main.cxx", ".rs": "main.rs", ".go": "main.go",
+                  ".java": "Main.java"}
 # Other names a #! line may give a runtime (the basename of the interpreter, or env's argument; a version
 # suffix such as python3.11 or perl5.36 is dropped first).
 INTERPRETER_ALIASES = {"python": "python3", "nodejs": "node"}
@@ -95,6 +98,13 @@ def stage_bot(source: Path, target: Path, *, label: str | None = None) -> BotSpe
             _copy_folder(source, target, label)
         elif source.suffix.lower() == ".zip":
             _extract_zip(source, target, label)
+        elif source.is_file() and source.suffix.lower() in SOURCE_ENTRIES:
+            # one source file: staged under its language's entry name, then built like a folder
+            entry = SOURCE_ENTRIES[source.suffix.lower()]
+            if entry == "Main.java" and source.name != "Main.java":
+                raise BotSpecError(f"bot {_show(label)}: a Java bot's entry class is Main, in Main.java; rename "
+                                   f"{source.name} (and its class)")
+            _copy_file_at(None, str(source), target / entry, _Budget(label), follow=True)
         elif source.is_file():
             _copy_file_at(None, str(source), target / source.name, _Budget(label), follow=True)
             return _spec(label, target, *_single_file_entry(target / source.name, label))

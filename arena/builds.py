@@ -135,6 +135,11 @@ def key(directory: Path, plan: Plan) -> str:
     return digest.hexdigest()
 
 
+def cached(directory: Path, plan: Plan, cache: Path | None) -> bool:
+    """Whether ``cache`` holds this build already."""
+    return cache is not None and (Path(cache) / f"{key(directory, plan)}.tar").is_file()
+
+
 def build(directory: Path, plan: Plan, *, backend: str, cache: Path | None = None) -> float:
     """Build the staged bot in ``directory`` (its products land in ``directory/.kozyr-build``), from ``cache``
     when that holds this build's key. Returns the seconds the compiler took (0 from the cache). Raises

@@ -17,7 +17,7 @@ import sandbox  # the runner is where arena meets the sandbox: its public API on
 from arena import builds, client, stats
 from arena import replay as replays
 from arena.bots import bots_for
-from arena.botspec import BUILTIN_PREFIX, BotSpec, BotSpecError, built, parse_bot
+from arena.botspec import BUILTIN_PREFIX, BotSpec, BotSpecError, build_plan, built, parse_bot
 from arena.cards import MAX_SEED
 from arena.games import all_presets, new_match, resolve
 from arena.games.base import RuleOptionError
@@ -227,9 +227,12 @@ def _build(spec: BotSpec, args: argparse.Namespace) -> BotSpec:
     if spec.language is None:
         return spec
     language = builds.LANGUAGES[spec.language].label
+    cache = builds.default_cache()
+    plan = build_plan(Path(spec.directory), spec.label)
+    from_cache = plan is not None and builds.cached(Path(spec.directory), plan, cache)
     started = time.monotonic()
     try:
-        done = built(spec, backend=args.sandbox, cache=builds.default_cache())
+        done = built(spec, backend=args.sandbox, cache=cache)
     except builds.BuildError as err:
         raise UsageError(f"{spec.label}: {err}") from None
     if done.build_failure is not None:
@@ -237,7 +240,8 @@ def _build(spec: BotSpec, args: argparse.Namespace) -> BotSpec:
             print(printable(line), file=sys.stderr)
         raise UsageError(f"{spec.label} did not build ({language}): {done.build_failure}")
     if not args.quiet:
-        print(f"arena: {spec.label}: {language} built in {time.monotonic() - started:.1f} s", file=sys.stderr)
+        how = "from the build cache" if from_cache else f"in {time.monotonic() - started:.1f} s"
+        print(f"arena: {spec.label}: {language} built {how} ({cache})", file=sys.stderr)
     return done
 
 

@@ -98,6 +98,9 @@ class BotVersion(models.Model):
     builtin = models.CharField(max_length=40, blank=True)
     entry = models.JSONField(default=list, help_text="the command started in the bot's folder")
     runtime = models.CharField(max_length=16)
+    build_sha256 = models.CharField(
+        max_length=64, blank=True,
+        help_text="a version sent as source: the blob of its build, compiled once by the first worker that plays it")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     retired = models.BooleanField(default=False, help_text="a retired version is never scheduled again")
     reason = models.TextField(blank=True, help_text="why validation rejected it (shown to its owner only)")

@@ -3,6 +3,9 @@
 It unpacks the upload with the local runner's own staging code (``arena.botspec.stage_bot``: zip limits,
 path traversal, links and devices, entry point, runtime), so a bot that the site accepts is a bot that
 ``arena play`` accepts and the other way round. Every refusal is an ``UploadRejected`` with one line.
+A bot sent as source is not compiled here (a web request is no place for a minute of compiler): what can
+be refused without compiling is (crates in a Cargo.toml, a build script, a Go require, a Java package),
+and the validation match's worker compiles it, its errors becoming the rejection's reason.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def check_upload(filename: str, data: bytes) -> CheckedUpload:
             spec = stage_bot(source, Path(tmp) / "staged", label=name)
         except BotSpecError as err:
             raise UploadRejected(_without_label(str(err), name)) from None
-        if spec.runtime == NATIVE:
+        if spec.runtime == NATIVE and spec.language is None:  # a source bot's binary is built by a worker
             check_native(Path(spec.directory) / spec.command[0].removeprefix("./"))
     runtimes = allowed_runtimes()
     if spec.runtime not in (*runtimes, NATIVE):

@@ -8,23 +8,28 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import logging
 import os
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
+from arena import builds
 from arena import replay as replays
-from arena.botspec import BotSpec, stage_bot
+from arena.botspec import BotSpec, build_plan, stage_bot
 from arena.referee import TimeControl
 from arena.runner import MatchJob, run_job
 from bots import blobs
 from bots.models import BotVersion
 from matches.models import Match
 from matches.time_controls import match_ceiling_seconds
+
+log = logging.getLogger(__name__)
 
 LOG_LIMIT_BYTES = 256 * 1024  # the stderr kept per seat, for its owner
 
@@ -37,17 +42,24 @@ def cache_dir() -> Path:
 
 def staged_version(version: BotVersion) -> BotSpec:
     """The version as the runner wants it. External bots are fetched once per worker into a cache keyed by
-    their hash (verified on fetch), staged by the runner's own code and reused by later matches."""
+    their hash (verified on fetch), staged by the runner's own code and reused by later matches. A version
+    sent as source is built once for the whole site: the first worker compiles it in its sandbox and stores
+    the build as a blob; every other worker unpacks that blob (docs/matches.md, "Bots built from source")."""
     if version.builtin:
         return BotSpec(label=version.label, builtin=version.builtin)
     target = cache_dir() / version.sha256
+    spec = BotSpec(label=version.label, directory=str(target), command=tuple(version.entry), runtime=version.runtime)
     if not (target / ".ready").exists():
         data = blobs.get("bots", version.sha256)  # raises BlobCorrupt when the bytes do not match the hash
         scratch = Path(tempfile.mkdtemp(prefix=".staging-", dir=cache_dir()))
         try:
             source = scratch / version.filename
             source.write_bytes(data)
-            stage_bot(source, scratch / "bot", label=version.label)
+            staged = stage_bot(source, scratch / "bot", label=version.label)
+            if staged.language is not None:
+                failure = build_version(version, staged)
+                if failure is not None:
+                    return failure  # not kept: nothing is ready, and the next attempt says the same
             (scratch / "bot" / ".ready").touch()
             with contextlib.suppress(OSError):  # another worker process staged the same hash first: use theirs
                 os.rename(scratch / "bot", target)
@@ -55,7 +67,30 @@ def staged_version(version: BotVersion) -> BotSpec:
             shutil.rmtree(scratch, ignore_errors=True)
         evict_cache(keep=target)
     os.utime(target / ".ready")  # least recently used goes first when the cache is full
-    return BotSpec(label=version.label, directory=str(target), command=tuple(version.entry), runtime=version.runtime)
+    return spec
+
+
+def build_version(version: BotVersion, staged: BotSpec) -> BotSpec | None:
+    """Build a staged source version into its folder: from its stored build, or compiled here and stored
+    (the row then names the build, so no other worker compiles it again). A compiler's refusal comes back
+    as the spec whose seat crashes at launch with the compiler's lines; None when the build is in place."""
+    directory = Path(staged.directory)
+    plan = build_plan(directory, version.label)
+    if plan is None:
+        return None
+    if version.build_sha256:
+        builds.unpack(blobs.get("builds", version.build_sha256), directory)
+        return None
+    try:
+        products = builds.compile_in_sandbox(directory, plan, settings.SANDBOX_BACKEND)
+    except builds.BuildFailed as failed:
+        log.info("version %s did not build: %s", version.pk, failed)
+        return replace(staged, build_failure=str(failed), build_log=tuple(failed.log_lines))
+    builds.unpack(products, directory)
+    sha = blobs.put("builds", products)
+    BotVersion.objects.filter(pk=version.pk, build_sha256="").update(build_sha256=sha)
+    log.info("version %s: %s build stored (%d KB)", version.pk, plan.language.label, len(products) // 1024)
+    return None
 
 
 def evict_cache(keep: Path) -> None:
