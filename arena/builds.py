@@ -162,13 +162,13 @@ def build(directory: Path, plan: Plan, *, backend: str, cache: Path | None = Non
     return seconds
 
 
-def compile_in_sandbox(directory: Path, plan: Plan, backend: str) -> bytes:
+def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbox.Limits = BUILD_LIMITS) -> bytes:
     """Run the compiler on a copy of the bot inside the sandbox; the tar of its products."""
     command = ["python3", "-I", "-S", "-c", DRIVER, *plan.compile_command]
     env = {"GOCACHE": "/tmp/.gocache", "GOPATH": "/tmp/.gopath", "GO111MODULE": "off", "GOPROXY": "off",
            "GOFLAGS": "", "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off"}
     try:
-        proc = sandbox.start(command, directory, BUILD_LIMITS, backend=backend, allow_unsafe=backend == "unsafe",
+        proc = sandbox.start(command, directory, limits, backend=backend, allow_unsafe=backend == "unsafe",
                              env=env)
     except (sandbox.SandboxError, OSError) as err:
         raise BuildError(f"the sandbox could not start the {plan.language.label} compiler: {err}") from None
@@ -195,12 +195,12 @@ def compile_in_sandbox(directory: Path, plan: Plan, backend: str) -> bytes:
     if report.outcome == "runtime_error" or (report.outcome == "ok" and not output):
         raise BuildFailed(f"the {label} compiler refused the bot{_first_error(lines)}", lines)
     if report.outcome != "ok":
-        raise BuildFailed(f"the {label} build was stopped: {report.detail} (build limits: {limits_text()})", lines)
+        raise BuildFailed(f"the {label} build was stopped: {report.detail} (build limits: {limits_text(limits)})",
+                          lines)
     return bytes(output)
 
 
-def limits_text() -> str:
-    limits = BUILD_LIMITS
+def limits_text(limits: sandbox.Limits) -> str:
     return (f"{limits.cpu_seconds:g} s of CPU, {limits.wall_seconds:g} s in all, {limits.memory_mb} MiB of memory, "
             f"{limits.tmp_mb} MiB of files")
 
