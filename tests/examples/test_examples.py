@@ -2,12 +2,15 @@
 
 The presets come from `arena games` at collection time, kept to the game families whose rules page
 (docs/rules/<game>.md) exists: a starter kit is written from the docs alone, so a game without a rules
-page has no kit yet. Every such preset must have both kits (Python and JavaScript); a missing kit fails.
+page has no kit yet. Every such preset must have every kit (Python, JavaScript, C++, Rust, Go, Java); a
+missing kit fails. The compiled kits are built as `arena play` builds them (in the sandbox backend in use,
+here `unsafe`), once per test session: the build cache is the session's own.
 """
 
 import contextlib
 import io
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -17,7 +20,21 @@ import pytest
 from arena.cli import main as arena_main
 
 ROOT = Path(__file__).resolve().parents[2]
-LANGUAGES = {"python": "main.py", "js": "main.js"}
+LANGUAGES = {"python": "main.py", "js": "main.js", "cpp": "main.cpp", "rust": "main.rs", "go": "main.go",
+             "java": "Main.java"}
+COMPILERS = {"cpp": "g++", "rust": "rustc", "go": "go", "java": "javac"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _session_build_cache(tmp_path_factory):
+    """Builds kept for this module only (arena play's cache is $XDG_CACHE_HOME/kozyr/builds)."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("build-cache"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 def _presets():
@@ -58,6 +75,9 @@ def test_there_is_something_to_test():
 def test_example_plays_every_seat_without_fault(preset, game, players, lang, tmp_path):
     if lang == "js" and shutil.which("node") is None:
         pytest.fail("node is not installed, but the JavaScript starter kits need it")
+    if lang in COMPILERS and shutil.which(COMPILERS[lang]) is None:
+        pytest.fail(f"{COMPILERS[lang]} is not installed, but the {lang} starter kits need it "
+                    f"(sandbox/image/install-runtimes.sh)")
     bot = ROOT / "examples" / game / lang
     assert (bot / LANGUAGES[lang]).is_file(), f"no {lang} starter kit for {game}"
     # One deal sequence, once per rotation of the seats: the example sits in every seat once.
@@ -79,5 +99,14 @@ BEATS = [(p[0], p[1], games) for p in PRESETS for name, games in (("bura", 20), 
 def test_python_example_beats_random(preset, game, games, tmp_path):
     bot = str(ROOT / "examples" / game / "python")
     results = _play(preset, [bot, "builtin:random"], tmp_path, "--games", str(games))
+    score = {row["bot"]: row["score"] for row in results["summary"]}
+    assert score[bot] > 0.5, results["summary"]
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "python"])
+def test_every_other_kit_beats_random_at_bura(lang, tmp_path):
+    """The kits in other languages play the Python kit's strategy: they beat random as it does."""
+    bot = str(ROOT / "examples" / "bura" / lang)
+    results = _play("bura", [bot, "builtin:random"], tmp_path, "--games", "10")
     score = {row["bot"]: row["score"] for row in results["summary"]}
     assert score[bot] > 0.5, results["summary"]
