@@ -76,6 +76,9 @@ class SeatReport:
 
 class Player(Protocol):
     label: str
+    # Start-up time granted beyond the time control's startup_ms: the runtime's own start (a JVM's), so no
+    # language loses on start-up alone (sandbox.runtimes.STARTUP_ALLOWANCE_MS, docs/protocol.md "Time").
+    startup_allowance_ms: int
 
     def launch(self, hello: dict[str, Any], deadline: float) -> None:
         """Start the bot and send the hello; return at once (the referee starts every seat at the same time)."""
@@ -100,6 +103,8 @@ class Player(Protocol):
 
 class BuiltinPlayer:
     """A trusted in-process bot. It gets exactly the observation and legal actions an external bot gets."""
+
+    startup_allowance_ms = 0
 
     def __init__(self, label: str, bot: Any, name: str):
         self.label = label
@@ -392,8 +397,10 @@ class ExternalPlayer:
     """A program speaking the protocol on stdin/stdout, started by a launcher when the match begins."""
 
     def __init__(self, label: str, launcher: Launcher, *, max_line: int = protocol.MAX_LINE_BYTES,
-                 max_stdout: int = MAX_STDOUT_BYTES, max_stderr: int = MAX_STDERR_BYTES):
+                 max_stdout: int = MAX_STDOUT_BYTES, max_stderr: int = MAX_STDERR_BYTES,
+                 startup_allowance_ms: int = 0):
         self.label = label
+        self.startup_allowance_ms = startup_allowance_ms
         self._launcher = launcher
         self._max_line = max_line
         self._max_stdout = max_stdout

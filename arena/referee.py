@@ -274,7 +274,8 @@ def _start_all(players: list[Player], control: TimeControl, game: str, preset: s
     def launch(seat: int) -> None:
         hello = protocol.hello(game=game, preset=preset, rules=rules_dict, seat=seat, players=n, teams=teams,
                                time=control.to_dict())
-        deadlines[seat] = time.monotonic() + control.startup_ms / 1000
+        allowance = max(0, getattr(players[seat], "startup_allowance_ms", 0))
+        deadlines[seat] = time.monotonic() + (control.startup_ms + allowance) / 1000
         players[seat].launch(hello, deadlines[seat])
 
     # One after another from the calling thread, the readies then awaited together. Not from other threads:

@@ -110,7 +110,8 @@ def _player(job: MatchJob, seat: int, spec: BotSpec, game: str, rules: Any, limi
         return BuiltinPlayer(spec.label, bot, name=spec.builtin)
     if spec.build_failure is not None:
         return ExternalPlayer(spec.label, _failed_build(spec))
-    return ExternalPlayer(spec.label, _sandbox_launcher(spec, job.sandbox, limits))
+    return ExternalPlayer(spec.label, _sandbox_launcher(spec, job.sandbox, limits),
+                          startup_allowance_ms=sandbox.runtimes.STARTUP_ALLOWANCE_MS.get(spec.runtime or "", 0))
 
 
 def _failed_build(spec: BotSpec) -> Callable[[], Any]:

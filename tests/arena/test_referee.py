@@ -375,3 +375,37 @@ def test_an_infrastructure_failure_at_launch_aborts_the_match():
     seat = record.result["seats"][0]
     assert (seat["verdict"], seat["code"]) == (protocol.ABORTED, "infrastructure")
     assert record.result["ended_by"] == "aborted" and "uids" in seat["detail"]
+
+
+@pytest.mark.parametrize(("allowance_ms", "code"), [(0, "startup"), (1500, "move")])
+def test_a_runtimes_start_up_allowance_is_added_to_startup_ms(tmp_path, allowance_ms, code):
+    """A bot that is ready 0.8 s after its hello with startup_ms 400 (and then never answers): late at
+    start-up, unless its runtime's allowance (sandbox.runtimes.STARTUP_ALLOWANCE_MS, e.g. the JVM's start)
+    covers it, and then it times out on its first move instead."""
+    import sandbox
+    from arena.players import ExternalPlayer
+
+    (tmp_path / "main.py").write_text(
+        "import sys, time\nsys.stdin.readline()\ntime.sleep(0.8)\nprint('{\"type\":\"ready\"}', flush=True)\n"
+        "for line in sys.stdin:\n    pass\n")
+
+    def launch():
+        return sandbox.start(["python3", "main.py"], tmp_path, sandbox.Limits(), backend="unsafe", allow_unsafe=True)
+
+    player = ExternalPlayer("slow-start", launch, startup_allowance_ms=allowance_ms)
+    seat = play(player, control=TimeControl(startup_ms=400, move_ms=300, bank_ms=0)).result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.TIMEOUT, code), seat
+
+
+def test_the_runner_gives_java_bots_their_start_up_allowance():
+    from arena.botspec import BotSpec
+    from arena.runner import _player, build_schedule
+    from sandbox.runtimes import STARTUP_ALLOWANCE_MS
+
+    spec = BotSpec(label="java-bot", directory="/nonexistent", command=("java", "Main"), runtime="java")
+    job = build_schedule(preset="bura", overrides={}, bots=[spec, BotSpec(label="builtin:random", builtin="random")],
+                         games=1, base_seed=1, duplicate=False, time_control=FAST, sandbox="unsafe").jobs[0]
+    _, rules = resolve("bura")
+    assert _player(job, 0, spec, "bura", rules, {}).startup_allowance_ms == STARTUP_ALLOWANCE_MS["java"] > 0
+    native = BotSpec(label="c", directory="/nonexistent", command=("./main",), runtime="native")
+    assert _player(job, 0, native, "bura", rules, {}).startup_allowance_ms == 0
