@@ -12,7 +12,7 @@ from django.conf import settings
 from django.http import Http404, HttpResponse
 
 EXAMPLES = settings.REPO_DIR / "examples"
-LANGUAGES = {"python": "Python", "js": "JavaScript"}
+LANGUAGES = {"python": "Python", "js": "JavaScript", "cpp": "C++", "rust": "Rust", "go": "Go", "java": "Java"}
 SKIPPED = ("__pycache__", ".pyc", ".DS_Store")
 
 

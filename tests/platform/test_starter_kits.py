@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.botspec import parse_bot
+from arena.botspec import built, parse_bot
 from arena.referee import TimeControl
 from arena.runner import build_schedule, run_job
 
 REPO = Path(__file__).resolve().parents[2]
-KITS = [(game, language) for game in ("bura", "kozel", "burraco") for language in ("python", "js")]
+KITS = [(game, language) for game in ("bura", "kozel", "burraco")
+        for language in ("python", "js", "cpp", "rust", "go", "java")]
 
 
 @pytest.mark.parametrize(("game", "language"), KITS)
@@ -40,10 +41,11 @@ def test_nothing_else_under_examples_is_served(client, path):
     assert client.get(path).status_code == 404
 
 
-def test_a_downloaded_kit_plays_a_match_as_it_is(client, tmp_path):
-    data = client.get("/kits/kozyr-bura-python.zip").content
+@pytest.mark.parametrize("language", ["python", "cpp"])
+def test_a_downloaded_kit_plays_a_match_as_it_is(client, tmp_path, language):
+    data = client.get(f"/kits/kozyr-bura-{language}.zip").content
     (tmp_path / "kit.zip").write_bytes(data)
-    spec = parse_bot(str(tmp_path / "kit.zip"), tmp_path / "staging", [])
+    spec = built(parse_bot(str(tmp_path / "kit.zip"), tmp_path / "staging", []), backend="unsafe", cache=None)
     schedule = build_schedule(preset="bura", overrides={"match": "deals:1"},
                               bots=[spec, parse_bot("builtin:random", tmp_path / "staging", ["random"])], games=1,
                               base_seed=3, duplicate=False, time_control=TimeControl(), sandbox="unsafe")
