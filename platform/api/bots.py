@@ -21,7 +21,7 @@ from bots import blobs
 from bots.access import access_bot, access_version, can_see_private
 from bots.actions import do_create_bot, do_retire_version, do_update_bot
 from bots.models import GAME_CHOICES, NAME_HELP, Bot, BotVersion
-from bots.upload import check_upload, max_upload_bytes, read_limited
+from bots.upload import UPLOAD_HELP, check_upload, max_upload_bytes, read_limited
 from config.api import reject_unknown_fields
 from config.errors import ActionError
 from matches.validation import do_upload_version, validation_links
@@ -82,7 +82,7 @@ class BotUpdateSerializer(serializers.Serializer):
 
 
 class UploadSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="a script (.py, .js, .pl, or #!) or a .zip of the bot's folder")
+    file = serializers.FileField(help_text=UPLOAD_HELP)
 
 
 class BotFilter(django_filters.FilterSet):

@@ -26,6 +26,7 @@ ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 SCRIPT_SUFFIXES = (".py", ".js", ".pl")
 FILENAME_RULE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")
 CHUNK = 1024 * 1024
+UPLOAD_HELP = "a script (.py, .js, .pl or #!), a source file (.cpp, .rs, .go, Main.java) or a .zip of the bot's folder"
 
 
 class UploadRejected(ActionError):
@@ -94,7 +95,7 @@ def _clean_filename(filename: str, data: bytes) -> str:
     if data.startswith(ZIP_MAGIC) and not base.lower().endswith(".zip"):
         base = (Path(base).stem or "bot") + ".zip"
     if not base:
-        raise UploadRejected("the file has no name; name it main.py, bot.js, bot.pl, bot.zip, …")
+        raise UploadRejected("the file has no name; name it main.py, bot.js, bot.cpp, bot.zip, …")
     if not FILENAME_RULE.match(base):
         raise UploadRejected(f"invalid file name {base[:60]!r}: use letters, digits, '_', '.', '+', '-' "
                              f"(at most 100 characters)")

@@ -5,6 +5,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from accounts.models import User
 from bots.models import GAME_CHOICES, NAME_HELP, presets_of
+from bots.upload import UPLOAD_HELP
 
 PRESETS_HELP = ("the presets your bot plays, of its game; none ticked: every preset of the game, and any added "
                 "later. Burkozel and Echki are presets of the Bura family: a bura bot with none ticked plays "
@@ -30,7 +31,7 @@ class NewBotForm(forms.Form):
     presets = forms.MultipleChoiceField(choices=preset_choices, required=False, help_text=PRESETS_HELP,
                                         widget=forms.CheckboxSelectMultiple(attrs={"class": "checks"}))
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
-    file = forms.FileField(help_text="a script (.py, .js, .pl or #!) or a .zip of the bot's folder")
+    file = forms.FileField(help_text=UPLOAD_HELP)
 
     def clean(self):
         data = super().clean()
@@ -44,7 +45,7 @@ class NewBotForm(forms.Form):
 
 
 class UploadForm(forms.Form):
-    file = forms.FileField(help_text="a script (.py, .js, .pl or #!) or a .zip of the bot's folder")
+    file = forms.FileField(help_text=UPLOAD_HELP)
 
 
 class NewTokenForm(forms.Form):
