@@ -36,7 +36,7 @@ class VersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = BotVersion
-        fields = ["bot", "number", "status", "retired", "runtime", "size", "filename", "sha256", "builtin",
+        fields = ["bot", "number", "status", "retired", "runtime", "language", "size", "filename", "sha256", "builtin",
                   "created", "validated_at", "validation_match", "validation_status", "reason"]
         read_only_fields = fields
 

@@ -105,7 +105,8 @@ def add_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
         lock_account(bot.owner_id)
         number = (bot.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
         return BotVersion.objects.create(bot=bot, number=number, sha256=upload.sha256, size=upload.size,
-                                         filename=upload.filename, entry=upload.entry, runtime=upload.runtime)
+                                         filename=upload.filename, entry=upload.entry, runtime=upload.runtime,
+                                         language=upload.language)
 
 
 def make_current(version: BotVersion) -> None:

@@ -9,6 +9,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
+from arena.builds import LANGUAGES
 from arena.games import GAME_MODULES, all_presets
 
 GAME_CHOICES = [(name, name) for name in GAME_MODULES]
@@ -98,6 +99,8 @@ class BotVersion(models.Model):
     builtin = models.CharField(max_length=40, blank=True)
     entry = models.JSONField(default=list, help_text="the command started in the bot's folder")
     runtime = models.CharField(max_length=16)
+    language = models.CharField(max_length=8, blank=True,
+                                help_text="cpp, rust, go or java: a version sent as source, compiled by the platform")
     build_sha256 = models.CharField(
         max_length=64, blank=True,
         help_text="a version sent as source: the blob of its build, compiled once by the first worker that plays it")
@@ -110,6 +113,13 @@ class BotVersion(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["bot", "number"], name="version_number_unique")]
         ordering = ["bot", "-number"]
+
+    @property
+    def runtime_label(self) -> str:
+        """What runs the version, as its page says it: "python3", or "C++, compiled here"."""
+        if self.language:
+            return f"{LANGUAGES[self.language].label}, compiled here" if self.language in LANGUAGES else self.language
+        return self.runtime
 
     def __str__(self) -> str:
         return f"{self.bot.name} v{self.number}"

@@ -43,6 +43,7 @@ class CheckedUpload:
     filename: str
     entry: list[str]
     runtime: str
+    language: str = ""  # cpp, rust, go, java: sent as source, compiled by the validation's worker
 
     @property
     def size(self) -> int:
@@ -87,7 +88,8 @@ def check_upload(filename: str, data: bytes) -> CheckedUpload:
         raise UploadRejected(f"the bot needs {spec.runtime!r}, which the workers do not have; runtimes: "
                              f"{', '.join(runtimes)} (or a static binary)")
     return CheckedUpload(data=data, sha256=hashlib.sha256(data).hexdigest(), filename=name,
-                         entry=list(spec.command), runtime=spec.runtime or NATIVE)
+                         entry=list(spec.command), runtime=spec.runtime or NATIVE,
+                         language=spec.language or "")
 
 
 def _clean_filename(filename: str, data: bytes) -> str:

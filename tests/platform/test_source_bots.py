@@ -53,7 +53,8 @@ def test_a_starter_kit_sent_as_source_is_built_by_the_worker_and_validated(langu
     response = upload(alice, BOT, f"bura-{language}.zip", kit_zip("bura", language))
     assert response.status_code == 201, response.json()
     version = BotVersion.objects.get(bot=bura_bot, number=1)
-    assert version.runtime == ("java" if language == "java" else "native")
+    assert version.runtime == ("java" if language == "java" else "native") and version.language == language
+    assert response.json()["language"] == language
     assert version.entry[0] in ("java", "./.kozyr-build/main")
     version = validate(version)
     assert version.status == "ready", version.reason
@@ -97,6 +98,13 @@ def test_a_compile_error_rejects_the_version_with_the_compilers_message_for_its_
     assert as_user(bob).get(log_url).status_code == 404
     theirs = as_user(bob).get(f"/api/v1/bots/{BOT}/versions/1/")
     assert "undeclared_name" not in theirs.content.decode()
+
+
+def test_the_bot_page_says_a_version_was_compiled_here(alice, bura_bot, upload, client):
+    assert upload(alice, BOT, "bot.zip", kit_zip("bura", "go")).status_code == 201
+    client.force_login(alice)
+    page = client.get(f"/bots/{BOT}/").content.decode()
+    assert "Go, compiled here" in page
 
 
 @pytest.mark.parametrize(("files", "words"), [
