@@ -110,3 +110,14 @@ def test_every_other_kit_beats_random_at_bura(lang, tmp_path):
     results = _play("bura", [bot, "builtin:random"], tmp_path, "--games", "10")
     score = {row["bot"]: row["score"] for row in results["summary"]}
     assert score[bot] > 0.5, results["summary"]
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_every_burraco_kit_keeps_the_federations_options(lang, tmp_path):
+    """With duplicate_sets=forbidden and stock_end=finish_turn (no preset's defaults), a kit never puts
+    down a second set of one rank and keeps a card for the hand's last discard."""
+    bot = str(ROOT / "examples" / "burraco" / lang)
+    results = _play("burraco-2p", [bot, "builtin:greedy"], tmp_path, "--games", "5", "--duplicate",
+                    "--rule", "duplicate_sets=forbidden", "--rule", "stock_end=finish_turn")
+    faults = [seat for match in results["matches"] for seat in match["seats"] if seat["verdict"] != "ok"]
+    assert not faults, faults

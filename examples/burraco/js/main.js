@@ -16,6 +16,7 @@
 "use strict";
 const readline = require("readline");
 
+const RULES = {}; // the rules in force, from hello.rules
 const ORDER = "A23456789TJQK"; // sequence order; the ace is 1 here and 14 after the king
 
 const log = (...parts) => process.stderr.write(parts.join(" ") + "\n");
@@ -158,6 +159,10 @@ class Turn {
   canEndTurnAfter(used, makesBurraco = false) {
     // The "last card" rule: after melding `used` we must still be able to end the turn.
     const left = minus(this.hand, used);
+    if (this.obs.last_turn) {
+      // stock_end=finish_turn: this turn's discard ends the hand, so keep a card to discard
+      return left.length > 1 || (left.length === 1 && left[0] !== this.obs.locked_card);
+    }
     if (left.length === 0) return !this.pozzettoTaken; // melding everything takes the pozzetto direct
     if (left.length >= 2) return true;
     if (left[0] === this.obs.locked_card) return false; // a one-card pile's card may not be discarded
@@ -166,9 +171,16 @@ class Turn {
     return hasBurraco && !isWild(left[0]); // that discard closes the hand
   }
 
+  setAllowed(cards) {
+    // duplicate_sets=forbidden: no second set of a rank the team holds as a set (runs are free)
+    const ranks = new Set(cards.filter((c) => !isWild(c)).map((c) => c[0]));
+    if (RULES.duplicate_sets !== "forbidden" || ranks.size !== 1) return true;
+    return !this.ours.some((m) => m.kind === "set" && m.cards.some((c) => !isWild(c) && ranks.has(c[0])));
+  }
+
   nextMeldOrAdd() {
     for (const cards of naturalMelds(this.hand)) {
-      if (this.canEndTurnAfter(cards, cards.length >= 7)) return { type: "meld", cards };
+      if (this.setAllowed(cards) && this.canEndTurnAfter(cards, cards.length >= 7)) return { type: "meld", cards };
     }
     // Grow the longest melds first: seven cards make a burraco.
     const longest = [...this.ours].sort((a, b) => b.cards.length - a.cards.length);
@@ -200,7 +212,7 @@ class Turn {
     if (small || big) {
       for (const pair of nearMelds(this.hand)) {
         const cards = [...pair, wild];
-        if (this.canEndTurnAfter(cards)) return { type: "meld", cards };
+        if (this.setAllowed(cards) && this.canEndTurnAfter(cards)) return { type: "meld", cards };
       }
     }
     return null;
@@ -255,6 +267,7 @@ input.on("line", (line) => {
   if (!line.trim()) return;
   const message = JSON.parse(line);
   if (message.type === "hello") {
+    Object.assign(RULES, message.rules || {});
     log("hello: preset", message.preset, "seat", message.seat, "teams", JSON.stringify(message.teams));
     send({ type: "ready", name: "burraco-js-starter" });
   } else if (message.type === "request") {

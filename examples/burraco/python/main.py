@@ -21,6 +21,9 @@ from collections import Counter
 ORDER = "A23456789TJQK"  # sequence order; the ace is 1 here and 14 after the king
 
 
+RULES = {}  # the rules in force, from hello.rules
+
+
 def log(*parts):
     print(*parts, file=sys.stderr, flush=True)
 
@@ -159,6 +162,8 @@ class Turn:
     def can_end_turn_after(self, used, makes_burraco=False):
         """The "last card" rule: after melding `used` we must still be able to end the turn."""
         left = minus(self.hand, used)
+        if self.obs.get("last_turn"):  # stock_end=finish_turn: this turn's discard ends the hand
+            return bool(left) and left != [self.obs.get("locked_card")]
         if not left:
             return not self.pozzetto_taken  # melding everything takes the pozzetto direct
         if len(left) >= 2:
@@ -171,9 +176,17 @@ class Turn:
         has_burraco = makes_burraco or any(m["burraco"] for m in self.ours)
         return has_burraco and not is_wild(last)  # that discard closes the hand
 
+    def set_allowed(self, cards):
+        """duplicate_sets=forbidden: no second set of a rank the team holds as a set (runs are free)."""
+        naturals = {c[0] for c in cards if not is_wild(c)}
+        if RULES.get("duplicate_sets") != "forbidden" or len(naturals) != 1:
+            return True
+        return not any(m["kind"] == "set" and naturals & {c[0] for c in m["cards"] if not is_wild(c)}
+                       for m in self.ours)
+
     def next_meld_or_add(self):
         for cards in natural_melds(self.hand):
-            if self.can_end_turn_after(cards, makes_burraco=len(cards) >= 7):
+            if self.set_allowed(cards) and self.can_end_turn_after(cards, makes_burraco=len(cards) >= 7):
                 return {"type": "meld", "cards": cards}
         # Grow the longest melds first: seven cards make a burraco.
         for meld in sorted(self.ours, key=lambda m: -len(m["cards"])):
@@ -198,7 +211,7 @@ class Turn:
         if small_hand or big_hand:
             for pair in near_melds(self.hand):
                 cards = [*pair, wild]
-                if self.can_end_turn_after(cards):
+                if self.set_allowed(cards) and self.can_end_turn_after(cards):
                     return {"type": "meld", "cards": cards}
         return None
 
@@ -246,6 +259,7 @@ def main():
         message = json.loads(line)
         kind = message.get("type")
         if kind == "hello":
+            RULES.update(message.get("rules") or {})
             log("hello: preset", message.get("preset"), "seat", message.get("seat"), "teams", message.get("teams"))
             send({"type": "ready", "name": "burraco-python-starter"})
         elif kind == "request":
