@@ -172,7 +172,6 @@ def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbo
                              env=env)
     except (sandbox.SandboxError, OSError) as err:
         raise BuildError(f"the sandbox could not start the {plan.language.label} compiler: {err}") from None
-    proc.stdin.close()
     log = _Tail(proc.stderr)
     log.start()
     output = bytearray()
@@ -183,6 +182,9 @@ def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbo
             proc.mark_output_truncated()
             break
         output += chunk
+    # stdin is closed only now: the container backend's stdin is a FIFO whose far end the container opens as
+    # it starts, and closing ours first would leave that open waiting until the wall limit.
+    proc.stdin.close()
     report = proc.finish()
     log.join(timeout=10)
     lines = log.lines()
@@ -191,12 +193,11 @@ def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbo
         raise BuildError(f"the sandbox failed while compiling the {label} bot: {report.detail}"
                          f"{'; ' + lines[-1] if lines else ''}")
     if too_large:
-        raise BuildFailed(f"the {label} build produced more than {MAX_OUTPUT_BYTES >> 20} MiB", lines)
+        raise BuildFailed(f"the {label} build produced more than {MAX_OUTPUT_BYTES / 2**20:g} MiB", lines)
     if report.outcome == "runtime_error" or (report.outcome == "ok" and not output):
         raise BuildFailed(f"the {label} compiler refused the bot{_first_error(lines)}", lines)
     if report.outcome != "ok":
-        raise BuildFailed(f"the {label} build was stopped: {report.detail} (build limits: {limits_text(limits)})",
-                          lines)
+        raise BuildFailed(f"the {label} build ended: {report.detail} (build limits: {limits_text(limits)})", lines)
     return bytes(output)
 
 
@@ -210,15 +211,26 @@ def unpack(products: bytes, directory: Path) -> None:
     target = Path(directory) / BUILD_DIR
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(products), mode="r:") as archive:
-        archive.extractall(target, filter="data")
-    for path in [target, *target.rglob("*")]:
-        if path.is_symlink() or not (path.is_file() or path.is_dir()):
-            raise BuildError(f"the build left {path.name!r}, which is neither a file nor a folder")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(products), mode="r:") as archive:
+            archive.extractall(target, filter="data")
+        odd = next((path for path in target.rglob("*") if path.is_symlink() or not (path.is_file() or path.is_dir())),
+                   None)
+        if odd is not None:
+            raise BuildError(f"the build left {odd.name!r}, which is neither a file nor a folder")
+    except (tarfile.TarError, OSError) as err:
+        shutil.rmtree(target, ignore_errors=True)
+        raise BuildError(f"the build's products could not be unpacked: {err}") from None
+    except BuildError:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
 
 
 def _first_error(lines: list[str]) -> str:
+    """The compiler's first error: a line saying "error", else the first naming a place (Go says
+    ``main.go:3:8: cannot find package``), else its first line."""
     errors = [line for line in lines if re.search(r"\berror\b", line, re.IGNORECASE)]
+    errors = errors or [line for line in lines if re.match(r"\s*[\w./-]+:\d+(:\d+)?:", line)] or lines[:1]
     return f": {errors[0].strip()[:300]}" if errors else ""
 
 

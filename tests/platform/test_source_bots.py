@@ -12,6 +12,7 @@ import pytest
 from bots.models import BotVersion
 from matches.models import Match, Seat
 from tests.platform.conftest import zip_of
+from tests.sandbox.conftest import container_image  # noqa: F401  (the bot image, built when out of date)
 
 pytestmark = pytest.mark.django_db
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -59,6 +60,19 @@ def test_a_starter_kit_sent_as_source_is_built_by_the_worker_and_validated(langu
     version = validate(version)
     assert version.status == "ready", version.reason
     assert len(version.build_sha256) == 64  # the build is stored for every other worker
+
+
+@pytest.mark.parametrize("language", sorted(KITS))
+def test_a_source_kit_is_built_and_validated_in_the_container_backend(language, alice, bura_bot, upload, validate,
+                                                                     settings, container_image):  # noqa: F811
+    """The same upload path on a worker whose sandbox is the container backend (podman here): the compiler in
+    the bot image builds it, and the build runs there."""
+    settings.SANDBOX_BACKEND = "docker"
+    assert upload(alice, BOT, f"bura-{language}.zip", kit_zip("bura", language)).status_code == 201
+    version = validate(BotVersion.objects.get(bot=bura_bot, number=1))
+    assert version.status == "ready", version.reason
+    seats = Seat.objects.filter(match_id=version.validation_match_id, version=version)
+    assert seats and all(seat.verdict == "ok" for seat in seats)
 
 
 def test_another_worker_unpacks_the_stored_build_instead_of_compiling(alice, bura_bot, upload, validate, settings,

@@ -26,15 +26,6 @@ SECRET = "kozyr-build-secret-5a93e1"
 # Small limits: each test raises only the one it tests.
 SMALL = dict(memory_mb=512, processes=64, cpu_seconds=20, wall_seconds=40, open_files=256, file_size_mb=32,
              tmp_mb=64)
-# Under the container backend (Podman) every build hangs: compile_in_sandbox closes the sandbox's stdin at
-# once, before the container's pipe shim opened its `in` FIFO, which then has no writer; the shim blocks in
-# that open, the compiler never runs, and the build ends at wall_seconds as BuildError ("the sandbox did not
-# finish setting up"). test_a_small_cpp_bot_builds is the strict canary: remove this marker when it passes.
-BWRAP_ONLY = pytest.mark.sandbox_backends(
-    "bwrap", reason="builds hang under Podman until their wall limit (compile_in_sandbox closes stdin before the "
-    "container's pipe shim opened it); see test_a_small_cpp_bot_builds")  # fmt: skip
-
-
 def limits(**changes) -> sandbox.Limits:
     return sandbox.Limits(**{**SMALL, **changes})
 
@@ -111,9 +102,6 @@ HELLO = "#include <cstdio>\nint main() { std::puts(\"hi\"); return 0; }\n"
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.sandbox_backends("bwrap", xfail=True, reason="builds hang under Podman until their wall limit "
-                              "(compile_in_sandbox closes the sandbox's stdin before the container's pipe shim "
-                              "opened it: the shim blocks, the compiler never runs)")  # fmt: skip
 def test_a_small_cpp_bot_builds(compile_bot):
     result, seconds = compile_bot({"main.cpp": HELLO}, wall_seconds=10)
     assert isinstance(result, bytes), f"a legit C++ bot did not build: {result!r}"
@@ -136,7 +124,6 @@ int main() { return (int)value; }
 """
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 def test_an_endless_constexpr_compile_stops_at_the_cpu_limit(compile_bot):
     result, seconds = compile_bot({"main.cpp": ENDLESS_CONSTEXPR}, cpu_seconds=3, wall_seconds=30)
@@ -155,7 +142,6 @@ int main() { return (int)Bomb<60, 0>::value; }
 """
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 def test_an_exponential_template_expansion_ends_at_a_limit_with_one_line(compile_bot):
     result, seconds = compile_bot({"main.cpp": TEMPLATE_BOMB}, cpu_seconds=3, wall_seconds=30, memory_mb=256)
@@ -190,7 +176,6 @@ FILL = 'asm(".section .data\\n.fill 3500000, 8, 0x0123456789abcdef\\n.text");\n'
 FILLING_OBJECTS = {"main.cpp": FILL + "int main() { return 0; }\n", "a.cpp": FILL, "b.cpp": FILL, "c.cpp": FILL}
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("case", ["file-size", "tmp-size"])
 def test_huge_objects_end_at_the_file_limits_and_fill_no_disk(compile_bot, case):
@@ -222,7 +207,6 @@ int main() { return (int)table[5]; }
 """
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 def test_a_compile_that_eats_memory_ends_at_the_memory_limit(compile_bot):
     result, seconds = compile_bot({"main.cpp": MEMORY_BOMB}, memory_mb=256, cpu_seconds=20, wall_seconds=30)
@@ -231,7 +215,6 @@ def test_a_compile_that_eats_memory_ends_at_the_memory_limit(compile_bot):
     assert seconds < 20, f"the memory bomb took {seconds:.1f} s to be stopped"
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 def test_products_larger_than_the_cap_are_refused(compile_bot, monkeypatch):
     monkeypatch.setattr(builds, "MAX_OUTPUT_BYTES", 1 << 20)
@@ -253,7 +236,6 @@ def other_bot(tmp_path: Path) -> Path:
     return folder
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("via", ["include", "incbin"])
 @pytest.mark.parametrize("target", ["other-bot", "repository", "shadow"])
@@ -273,7 +255,6 @@ def test_the_compiler_cannot_include_another_bots_or_the_hosts_files(compile_bot
     assert SECRET not in " ".join([reason, *result.log_lines])
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 def test_has_include_sees_none_of_the_hosts_or_other_bots_files(compile_bot, tmp_path):
     probes = [str(other_bot(tmp_path) / "secret.h"), str(Path(__file__).resolve()), "/etc/shadow",
@@ -283,7 +264,6 @@ def test_has_include_sees_none_of_the_hosts_or_other_bots_files(compile_bot, tmp
     assert isinstance(result, bytes), f"the compile saw a host file: {result!r}"
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 def test_the_workers_environment_is_not_in_the_compilers_proc(compile_bot, monkeypatch):
     monkeypatch.setenv("KOZYR_TEST_SECRET", SECRET)
@@ -294,7 +274,6 @@ def test_the_workers_environment_is_not_in_the_compilers_proc(compile_bot, monke
     assert SECRET not in said and "KOZYR_TEST_SECRET" not in said, "the worker's environment reached the build"
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 def test_go_cannot_fetch_a_module(compile_bot):
     bot = 'package main\n\nimport "github.com/kozyr-test/nowhere"\n\nfunc main() { nowhere.Run() }\n'
@@ -329,7 +308,6 @@ def test_rust_refusals_are_one_line_and_happen_before_any_compile(backend, tmp_p
     assert expected in str(refused.value), f"the refusal does not say what to fix: {refused.value}"
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(60)
 def test_a_compile_error_is_one_line_naming_file_and_line_with_the_full_log(compile_bot):
     bot = "#include <cstdio>\nint main() {\n  return undefined_name;\n}\n"
@@ -353,7 +331,6 @@ public class Evil extends AbstractProcessor {
 """
 
 
-@BWRAP_ONLY
 @pytest.mark.timeout(90)
 def test_a_java_annotation_processor_shipped_with_the_bot_is_not_run(compile_bot, tmp_path):
     # The bot's folder is javac's working directory (its default class path): a compiled processor there,
