@@ -41,7 +41,6 @@ import select
 import shutil
 import statistics
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -353,29 +352,7 @@ def start_once(command: list[str], folder: Path, backend: str, hello: bytes | No
         proc.close()
 
 
-def compile_stdin_open(directory: Path, plan: builds.Plan, backend: str) -> bytes:
-    """arena.builds.compile_in_sandbox with one difference: the compiler's stdin is closed after its output was
-    read, not at once. Under the container backend (Podman 4.3) a stdin closed before the container opened its
-    FIFO leaves the container never set up (the build ends "sandbox_failure" at the 300 s wall limit), so this
-    is how the docker figures are taken; same driver, command, environment and limits."""
-    env = {"GOCACHE": "/tmp/.gocache", "GOPATH": "/tmp/.gopath", "GO111MODULE": "off", "GOPROXY": "off",
-           "GOFLAGS": "", "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off"}
-    proc = sandbox.start(["python3", "-I", "-S", "-c", builds.DRIVER, *plan.compile_command], directory,
-                         builds.BUILD_LIMITS, backend=backend, allow_unsafe=backend == "unsafe", env=env)
-    log = threading.Thread(target=proc.stderr.read, daemon=True)
-    log.start()
-    output = proc.stdout.read()
-    proc.stdin.close()
-    report = proc.finish()
-    log.join(timeout=10)
-    if report.outcome != "ok" or not output:
-        raise SystemExit(f"{plan.language.label} build under {backend}: {report.detail}")
-    return output
-
-
 def compile_bot(directory: Path, plan: builds.Plan, backend: str) -> bytes:
-    if backend == "docker":
-        return compile_stdin_open(directory, plan, backend)
     return builds.compile_in_sandbox(directory, plan, backend)
 
 
@@ -509,8 +486,7 @@ def measure_compile(backend: str, scratch: Path, runs: int, cpp_lines: int) -> N
     (big / "main.cpp").write_text(source)
     folders = {f"{KIT_NAMES[lang]} kit": KITS / lang for lang in ("cpp", "rust", "go", "java")}
     folders[f"C++, {source.count(chr(10)):,} lines"] = big
-    how = "compile_in_sandbox's steps, stdin closed after the output" if backend == "docker" else \
-        "arena.builds.compile_in_sandbox"
+    how = "arena.builds.compile_in_sandbox"
     print(f"\ncompile time, {backend}: {how}, no cache, {runs} runs each, {load()}")
     print(f"  {'bot':24} {'lines':>6} {'median':>8} {'min':>8} {'max':>8}   of the 300 s build limit")
     for label, folder in folders.items():
