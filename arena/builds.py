@@ -172,11 +172,13 @@ def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbo
                              env=env)
     except (sandbox.SandboxError, OSError) as err:
         raise BuildError(f"the sandbox could not start the {plan.language.label} compiler: {err}") from None
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdin is not None and stdout is not None  # sandbox.start always gives both pipes
     log = _Tail(proc.stderr)
     log.start()
     output = bytearray()
     too_large = False
-    while chunk := proc.stdout.read(1 << 16):
+    while chunk := stdout.read(1 << 16):
         if len(output) + len(chunk) > MAX_OUTPUT_BYTES:
             too_large = True
             proc.mark_output_truncated()
@@ -184,7 +186,7 @@ def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbo
         output += chunk
     # stdin is closed only now: the container backend's stdin is a FIFO whose far end the container opens as
     # it starts, and closing ours first would leave that open waiting until the wall limit.
-    proc.stdin.close()
+    stdin.close()
     report = proc.finish()
     log.join(timeout=10)
     lines = log.lines()

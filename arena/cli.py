@@ -224,7 +224,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
 def _build(spec: BotSpec, args: argparse.Namespace) -> BotSpec:
     """A bot sent as source, compiled as the site compiles it (in the sandbox, kept in the build cache); a
     build that fails stops the run with the compiler's messages."""
-    if spec.language is None:
+    if spec.language is None or spec.directory is None:
         return spec
     language = builds.LANGUAGES[spec.language].label
     cache = builds.default_cache()
