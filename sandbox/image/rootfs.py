@@ -27,9 +27,10 @@ from pathlib import Path
 DPKG = Path("/var/lib/dpkg")
 # Needed to install or configure packages, never to run a bot: a dependency on them is not followed.
 INSTALL_TIME_ONLY = frozenset({"dpkg", "debconf", "install-info", "ca-certificates", "debianutils"})
-# Paths (and everything under them) never copied: documentation, Node's npm and corepack. (Headers are
-# kept: the C++ compiler builds bots in the image.)
-EXCLUDED = ("/usr/share/doc", "/usr/share/man", "/usr/share/info", "/usr/share/lintian",
+# Paths (and everything under them) never copied: documentation, Node's npm and corepack, and /var (package
+# state such as ca-certificates-java's, nothing a bot runs with; the sandbox tests check /var is absent).
+# Headers are kept: the C++ compiler builds bots in the image.
+EXCLUDED = ("/usr/share/doc", "/usr/share/man", "/usr/share/info", "/usr/share/lintian", "/var",
             "/usr/lib/node_modules", "/usr/bin/npm", "/usr/bin/npx", "/usr/bin/corepack",
             "/usr/share/systemtap", "/usr/share/bash-completion")  # fmt: skip
 # Parts of packages outside the closure that every runtime expects: the C.UTF-8 locale (LANG=C.UTF-8 in
