@@ -143,7 +143,7 @@ def test_the_worker_stops_a_match_at_its_ceiling_before_the_task_time_limit(alic
     ceiling = 2.0
     settings.CELERY_TASK_SOFT_TIME_LIMIT = WORKER_OVERHEAD_S + ceiling  # the ceiling follows the worker's limit
     slow = slow_version(alice, delay=0.4)  # about 6 s a deal: three deals are far past the ceiling
-    match = actions.create_match(kind="challenge", preset="bura", overrides={"match": "deals:3"},
+    match = actions.create_match(kind="challenge", preset="bura", overrides={"match": "deals:3", "goal": "points"},
                                  seat_versions=[slow, house_version("bura", "random")])
     started = time.monotonic()
     assert play_match(match.pk) == "infrastructure"  # stopped at the ceiling, nobody to blame: replayed
