@@ -1,7 +1,10 @@
 """The production stack, built and run here: the images from deploy/build-local-images.sh (no registry), the
-compose file under podman-compose with two workers, bots in containers of the host's Podman (through its
-API socket, as a worker on a podman host runs them), an upload validated and on the ladder, a worker
-container SIGKILLed mid-match and its match finished once by the other, then `down` leaving nothing.
+compose file under podman-compose, bots in containers of the host's Podman (through its API socket, as a
+worker on a podman host runs them). Two workers: one in the main project, one as a second worker host (its
+own compose project and network, reaching PostgreSQL and Redis only through the ports deploy/publish-data.yml
+publishes, with its own worker folder). An upload validated and on the ladder, every service's health check
+passing, a worker container SIGKILLed mid-match and its match finished once by the other, the dead worker's
+bot containers reaped, a backup restored, then `down` leaving nothing.
 
 Minutes of real processes (the first image build most of all): marked `site`, run by `make test-site`."""
 
@@ -31,6 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).parent / "bots"
 COMPOSE = REPO / ".venv" / "bin" / "podman-compose"
 WORKER_DIR = Path("/var/lib/kozyr-worker")  # the same path in the worker and on the host (docker-compose.yml)
+SECOND_HOST_WORKER_DIR = Path("/var/lib/kozyr-worker-host2")  # a worker host's own folder (WORKER_DIR)
 SOCKET_GROUP = 64999  # the group the engine socket is given to, as DOCKER_GID says
 LOCAL_IMAGES = {"POSTGRES_IMAGE": "localhost/kozyr-postgres:15", "REDIS_IMAGE": "localhost/kozyr-redis:7",
                 "PLATFORM_IMAGE": "localhost/kozyr-platform:latest",
@@ -51,9 +55,16 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def env_file(port: int, engine_socket: Path) -> str:
+def host_address() -> str:
+    """This machine's own address (the source of its default route): where the data ports are published, as
+    a main host publishes them on its private address."""
+    route = run("ip", "-4", "-o", "route", "get", "192.0.2.200").stdout.split()
+    return route[route.index("src") + 1]
+
+
+def env_file(port: int, engine_socket: Path, data: dict[str, str]) -> str:
     """deploy/env.example with this test's secrets and local images, as an operator fills it in."""
-    values = {"SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "localhost,127.0.0.1",
+    values = {**data, "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "localhost,127.0.0.1",
               "KOZYR_BEHIND_PROXY": "false", "SECURE_SSL_REDIRECT": "false", "KOZYR_SANDBOX_ALLOW_WEAK": "true",
               "DOCKER_GID": str(SOCKET_GROUP), "WEB_PORT": str(port), "KOZYR_LEASE_SECONDS": "20",
               "ENGINE_SOCKET": str(engine_socket), **LOCAL_IMAGES}
@@ -68,11 +79,12 @@ def env_file(port: int, engine_socket: Path) -> str:
 
 
 class Stack:
-    def __init__(self, folder: Path, name: str):
-        self.folder, self.name = folder, name
+    def __init__(self, folder: Path, name: str, files: tuple[str, ...] = ("docker-compose.yml",)):
+        self.folder, self.name, self.files = folder, name, files
 
     def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-        return run(str(COMPOSE), "-p", self.name, *args, cwd=self.folder, timeout=timeout)
+        files = [argument for name in self.files for argument in ("-f", name)]
+        return run(str(COMPOSE), "-p", self.name, *files, *args, cwd=self.folder, timeout=timeout)
 
     def piped(self, *args: str, data: bytes | None = None) -> bytes:
         """`compose exec -T …` with bytes in and out, as the backup commands of docs/operations.md run."""
@@ -126,22 +138,65 @@ def slow_bot() -> bytes:
     return buffer.getvalue()
 
 
+def second_worker_host(main: Stack, folder: Path, main_env: str, data: dict[str, str]) -> Stack:
+    """A worker host as docs/operations.md, "Adding worker machines", sets one up: the same compose file, only
+    the worker started (`--no-deps`), its own project and network, DATABASE_URL and CELERY_BROKER_URL at the
+    main host's published ports, its own WORKER_DIR. The media are shared the way an NFS export declared as the
+    `media` volume shares them: here the main project's volume itself."""
+    folder.mkdir()
+    shutil.copy(REPO / "docker-compose.yml", folder / "docker-compose.yml")
+    (folder / "shared-media.yml").write_text(f"volumes:\n  media:\n    external: true\n    name: {main.name}_media\n")
+    address = data["DATA_ADDRESS"]
+    lines = []
+    for line in main_env.splitlines():
+        name = line.split("=", 1)[0]
+        if name == "DATABASE_URL":
+            line = f"DATABASE_URL=postgres://kozyr:stack-pg-1@{address}:{data['DB_PUBLISHED_PORT']}/kozyr"
+        elif name == "CELERY_BROKER_URL":
+            line = f"CELERY_BROKER_URL=redis://:stack-redis-1@{address}:{data['REDIS_PUBLISHED_PORT']}/0"
+        elif name == "WORKER_DIR":
+            line = f"WORKER_DIR={SECOND_HOST_WORKER_DIR}"
+        lines.append(line)
+    (folder / ".env").write_text("\n".join(lines) + "\n")
+    return Stack(folder, f"{main.name}h", ("docker-compose.yml", "shared-media.yml"))
+
+
+def bot_containers(owner_host: str) -> set[str]:
+    """The bot containers (running or exited) that a worker of this container host started."""
+    listing = run("podman", "ps", "--all", "--no-trunc", "--filter", "label=kozyr.sandbox=1", "--format",
+                  '{{.ID}} {{index .Labels "kozyr.sandbox.owner"}}').stdout.splitlines()
+    rows = [line.split() for line in listing]
+    return {row[0] for row in rows if len(row) == 2 and row[1].startswith(f"{owner_host}:")}
+
+
 def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(images, engine_socket, tmp_path):
-    WORKER_DIR.mkdir(exist_ok=True)
-    os.chown(WORKER_DIR, 10001, 10001)
+    for folder in (WORKER_DIR, SECOND_HOST_WORKER_DIR):
+        folder.mkdir(exist_ok=True)
+        os.chown(folder, 10001, 10001)
     port = free_port()
+    data = {"DATA_ADDRESS": host_address(), "DB_PUBLISHED_PORT": str(free_port()),
+            "REDIS_PUBLISHED_PORT": str(free_port())}
     folder = tmp_path / "site"
     folder.mkdir()
     shutil.copy(REPO / "docker-compose.yml", folder / "docker-compose.yml")
-    (folder / ".env").write_text(env_file(port, engine_socket))
-    stack = Stack(folder, f"kzstack{os.getpid()}")
+    shutil.copy(REPO / "deploy" / "publish-data.yml", folder / "publish-data.yml")
+    main_env = env_file(port, engine_socket, data)
+    (folder / ".env").write_text(main_env)
+    stack = Stack(folder, f"kzstack{os.getpid()}", ("docker-compose.yml", "publish-data.yml"))
+    host2 = second_worker_host(stack, tmp_path / "worker-host", main_env, data)
     url = f"http://127.0.0.1:{port}"
     began = time.monotonic()
     try:
         # --no-deps: podman 4.3 cannot start a container that --requires a finished one (migrate); the
         # entry point waits for the database and the migrations instead (docs/operations.md).
-        stack.compose("up", "-d", "--no-deps", "--scale", "worker=2")
-        assert {f"{stack.name}_worker_1", f"{stack.name}_worker_2"} <= set(stack.containers())
+        stack.compose("up", "-d", "--no-deps")
+        host2.compose("up", "-d", "--no-deps", "worker")
+        worker_names = (f"{stack.name}_worker_1", f"{host2.name}_worker_1")
+        assert set(worker_names) <= set(stack.containers()) | set(host2.containers())
+        # The second host's worker is on its own network only: it reaches the data through the published ports.
+        networks = json.loads(run("podman", "inspect", "--format", "{{json .NetworkSettings.Networks}}",
+                                  worker_names[1]).stdout)
+        assert set(networks) == {f"{host2.name}_backend"}, networks
 
         def healthy() -> bool:
             try:
@@ -166,17 +221,40 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
         state = wait_for(validated, 300, "the upload's validation in a bot container")
         assert state["status"] == "ready", state  # played in containers of the host's engine, not rejected
 
+        # Every health check compose declares passes. Podman runs them on systemd timers; a host without
+        # systemd (this one) runs them only when asked, as `podman healthcheck run` does here.
+        checked = [name for name in stack.containers() + host2.containers()
+                   if not name.endswith(("_migrate_1", "_beat_1"))]
+        for name in checked:
+            done = run("podman", "healthcheck", "run", name, check=False, timeout=90)
+            assert done.returncode == 0 and "unhealthy" not in done.stdout, (name, done.stdout, done.stderr)
+            health = run("podman", "inspect", "--format", "{{.State.Health.Status}}", name).stdout.strip()
+            assert health == "healthy", (name, health)
+        assert len(checked) == 6  # db, redis, web, maintenance, and a worker on each host
+
         def running_ladder_match() -> dict:
             page = site.request("GET", "/api/v1/matches/?bot=slow-kozel&kind=ladder&status=running")
             return page["results"][0] if page["results"] else {}
 
+        # Both hosts take work through the same broker and database.
+        hosts_seen: set[str] = set()
+        workers = {run("podman", "inspect", "--format", "{{.Config.Hostname}}", name).stdout.strip(): name
+                   for name in worker_names}
+
+        def both_hosts_played() -> bool:
+            owners = stack.manage("from matches.models import Match; print(' '.join(set(m.split(':')[0] for m in "
+                                  "Match.objects.exclude(lease_owner='').values_list('lease_owner', flat=True))))")
+            hosts_seen.update(owners.split())
+            return set(workers) <= hosts_seen
+
+        wait_for(both_hosts_played, 300, "matches leased by a worker of each host")
         victim = wait_for(running_ladder_match, 300, "a ladder match of the new bot to be running")
         owner = stack.manage("from matches.models import Match; "
                              f"print(Match.objects.get(pk={victim['id']}).lease_owner)")
         host = owner.split(":")[0]
-        workers = {run("podman", "inspect", "--format", "{{.Config.Hostname}}", name).stdout.strip(): name
-                   for name in (f"{stack.name}_worker_1", f"{stack.name}_worker_2")}
         assert host in workers, (owner, workers)
+        orphans = bot_containers(host)
+        assert orphans, "the victim's worker runs its bots in containers of the host's engine"
         # SIGKILL from outside, as the kernel's OOM killer or a crash would: the container's first process
         # dies and its whole pid namespace with it. (`podman kill` would count as a stop by hand, after which
         # `restart: unless-stopped` leaves it down.)
@@ -191,6 +269,9 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
         scored = stack.manage(f"from matches.models import Seat; s = Seat.objects.filter(match={victim['id']});"
                               "print(s.count(), s.exclude(verdict='').count())")
         assert scored == f"{len(done['seats'])} {len(done['seats'])}"  # one result: every seat scored once
+        # The dead worker's bot containers are removed (by its worker restarting on the same host, or by
+        # beat's reaper once they exited): the engine keeps none of them.
+        wait_for(lambda: not orphans & bot_containers(host), 300, "the killed worker's bot containers to be reaped")
 
         stack.manage("from bots.models import Bot; Bot.objects.update(active=False); from matches.models import Match;"
                      "Match.objects.filter(status='queued').update(status='cancelled')")
@@ -214,16 +295,19 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
         print(f"\n[stack up to healthy: {up_seconds:.0f} s; whole test: {time.monotonic() - began:.0f} s; "
               f"backup: {len(dump) + len(media)} bytes]")
     finally:
-        logs = {name: run("podman", "logs", "--tail", "40", name, check=False).stdout for name in stack.containers()}
+        logs = {name: run("podman", "logs", "--tail", "40", name, check=False).stdout
+                for name in stack.containers() + host2.containers()}
+        # the worker host first: it holds the main project's media volume
+        host2.compose("down", "-v", "--remove-orphans", "--timeout", "20")
         stack.compose("down", "-v", "--remove-orphans", "--timeout", "20")  # quiet by now, unless a step failed
         print(json.dumps({name: text[-1500:] for name, text in logs.items()}, indent=1))
-    assert stack.containers() == []
+    assert stack.containers() == [] and host2.containers() == []
     volumes = run("podman", "volume", "ls", "--format", "{{.Name}}").stdout.split()
     networks = run("podman", "network", "ls", "--format", "{{.Name}}").stdout.split()
     assert not [v for v in volumes if v.startswith(stack.name)], volumes
     assert not [n for n in networks if n.startswith(stack.name)], networks
-    # The killed worker's bots end with their input; their exited containers may still wait for beat's reaper
-    # (EXITED_GRACE_SECONDS), which `down` stopped: none may still be running.
+    # Bots end with their input; a container that exited after its worker's last look may wait for beat's
+    # reaper (EXITED_GRACE_SECONDS), which `down` stopped: none may still be running.
     running = run("podman", "ps", "--quiet", "--filter", "label=kozyr.sandbox=1").stdout.split()
     leftovers = run("podman", "ps", "--all", "--quiet", "--filter", "label=kozyr.sandbox=1").stdout.split()
     if leftovers:

@@ -39,7 +39,8 @@ SETTINGS = REPO / "platform" / "config" / "settings.py"
 PLATFORM_SERVICES = ("migrate", "web", "worker", "maintenance", "beat")
 # Read by the entry point, gunicorn or docker compose itself, never by Django (so never KOZYR_*).
 PROCESS_VARIABLES = {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT", "WEB_CONCURRENCY",
-                     "WORKER_CONCURRENCY", "POSTGRES_IMAGE", "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET"}
+                     "WORKER_CONCURRENCY", "POSTGRES_IMAGE", "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET",
+                     "WORKER_DIR"}
 # Read by the engine's CLI in the worker (podman's remote mode), passed to it by the sandbox.
 ENGINE_VARIABLES = {"CONTAINER_HOST"}
 PRODUCTION_OVERRIDES = {"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/kozyr",
@@ -271,7 +272,7 @@ def test_env_example_is_for_production():
 def test_compose_interpolations_are_all_in_env_example():
     interpolated = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)", COMPOSE.read_text()))
     assert interpolated == {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT", "POSTGRES_IMAGE",
-                            "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET"}
+                            "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET", "WORKER_DIR"}
     assert interpolated <= set(env_example())
 
 
