@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-site lint bench train clean system-deps browser-deps
+.PHONY: run test test-site test-docker lint bench train clean system-deps browser-deps
 
 # The virtualenv is created once; packages are (re)installed only when pyproject.toml changes, so a
 # second `make` starts at once.
@@ -68,6 +68,16 @@ test: $(STAMP) system-deps browser-deps lint
 test-site: $(STAMP) system-deps
 	tests/start-services.sh
 	$(BIN)/python -m pytest -m site -p no:cacheprovider
+
+# The container backend's tests again on a Docker Engine (Debian's docker.io, a private daemon that
+# sandbox/image/docker-engine.sh starts): `make test` runs them on Podman. CI runs this after make test.
+DOCKER_TEST_ENV := KOZYR_CONTAINER_ENGINE=docker DOCKER_HOST=unix:///run/kozyr-dockerd/docker.sock \
+	KOZYR_SANDBOX_BACKENDS=docker
+test-docker: $(STAMP) system-deps
+	tests/start-services.sh
+	sandbox/image/docker-engine.sh start
+	$(DOCKER_TEST_ENV) $(BIN)/python -m pytest tests/sandbox -m "not site" -p no:cacheprovider
+	$(DOCKER_TEST_ENV) $(BIN)/python -m pytest tests/platform/test_source_bots.py -k container_backend -p no:cacheprovider
 
 # Figures for docs/benchmarks.md; slow, never part of `make test`. The soaks run on their own:
 # bench/soak.py --minutes 30 (PostgreSQL + Redis under faults), bench/embedded_soak.py --minutes 30.

@@ -9,8 +9,9 @@ bind-mounted read-only at /bot: `bot_dir` must be a path the *engine* can see (w
 container, mount the bot storage at the same path in both).
 
 Which engine runs the containers (Docker or Podman, and Podman's OCI runtime) is container_engine.py's
-business. Both get the same command line; Podman also gets no extra tmpfs of its own on /run and /var/tmp,
-none of its default environment variables, and the bot's pipes as FIFOs (container_fifos.py).
+business. Both get the same command line, with the bot's pipes as FIFOs (container_fifos.py); Podman also
+gets no extra tmpfs of its own on /run and /var/tmp, none of its default environment variables, and bwrap's
+/proc masks (Docker has no option for them).
 
 Containers are not started with `--rm`: finish() first asks the engine whether the kernel OOM-killed the
 bot (the only reliable out-of-memory signal), then removes the container. Every container carries the
@@ -50,12 +51,13 @@ DEFAULT_UID = 65534  # nobody: no file on the image belongs to it; used when the
 DOCKER = Engine()  # run_command's engine when none is named: the Docker CLI
 
 
-# Podman: the bot's stdin and stdout are FIFOs only the worker and the bot open (container_fifos.py), in a
-# folder mounted read-only at MOUNT; this shim (Perl: it is in the image and starts in ~2 ms) opens them as
-# its stdin and stdout, waits on `sync` until the worker has dropped what it held only until then, and execs
-# the bot. No relay through the CLI and conmon on every line (3.5x bwrap's round trip), and, unlike handing
-# descriptors in (`--preserve-fds`, which conmon keeps a copy of), a bot closing its stdout or stdin is seen
-# at once. Docker relays them through its CLI (a remote daemon cannot share a FIFO with the worker).
+# The bot's stdin and stdout are FIFOs only the worker and the bot open (container_fifos.py), in a folder
+# mounted read-only at MOUNT; this shim (Perl: it is in the image and starts in ~2 ms) opens them as its
+# stdin and stdout, waits on `sync` until the worker has dropped what it held only until then, and execs the
+# bot. No relay through the CLI (and Podman's conmon) on every line (3.5x bwrap's round trip), and, unlike
+# `--interactive` or handing descriptors in (`--preserve-fds`, which conmon keeps a copy of), a bot closing
+# its stdout or stdin is seen at once. Both engines: the engine must run on the worker's host anyway, since
+# it bind-mounts the bot's files from the worker's folder by their path there.
 PIPE_SHIM = ["perl", "-e", "use Fcntl; "
              f'sysopen(STDIN, "{MOUNT}/in", O_RDONLY) && sysopen(STDOUT, "{MOUNT}/out", O_WRONLY) && '
              f'sysopen(my $sync, "{MOUNT}/sync", O_RDONLY) or die "kozyr pipes: $!\\n"; '
@@ -81,28 +83,27 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
                 nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json", owner: str = "",
                 disks: tuple[str, ...] = (), fifos: Path = Path("fifos")) -> list[str]:  # fmt: skip
     """The `run` command line for one bot (pure: tests read it). `fifos`: the folder of the bot's pipes
-    (Podman only, see container_fifos.py)."""
+    (container_fifos.py)."""
     megabytes = f"{limits.memory_mb}m"
     cpu_soft = math.ceil(limits.cpu_seconds) + 1  # a per-process backstop; the watchdog stops the bot first
     environment = [arg for key, value in env.items() for arg in ("--env", f"{key}={value}")]
     rates = {"bps": f"{limits.disk_mb_per_second}mb", "iops": limits.disk_operations_per_second}
     disk_limits = [arg for disk in disks for way in ("read", "write") for unit, rate in rates.items()
                    for arg in (f"--device-{way}-{unit}", f"{disk}:{rate}")]  # fmt: skip
-    podman_only, shim, interactive = [], [], ["--interactive"]
+    podman_only = []
     if engine.kind == "podman":
         runtime = ["--runtime", engine.runtime] if engine.runtime else []
         podman_only = [*runtime, "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts",
-                       "--security-opt", f"mask={':'.join(PROC_MASKS)}",
-                       "--mount", f"type=bind,source={fifos},target={MOUNT},readonly"]
-        shim, interactive = PIPE_SHIM, []
+                       "--security-opt", f"mask={':'.join(PROC_MASKS)}"]
     return [
-        *engine.command("run"), *interactive,
+        *engine.command("run"),
         "--name", name,
         "--pull", "never",  # a worker never contacts a registry; the image is there or the start fails
         "--label", f"{LABEL}=1",
         "--label", f"{DEADLINE_LABEL}={deadline}",
         "--label", f"{OWNER_LABEL}={owner}",
         *podman_only,
+        "--mount", f"type=bind,source={fifos},target={MOUNT},readonly",
         "--network", "none",
         "--ipc", "none",
         "--read-only",
@@ -127,7 +128,7 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
         "--workdir", "/bot",
         *environment,
         image_name,
-        *shim,
+        *PIPE_SHIM,
         *command,
     ]  # fmt: skip
 
@@ -242,7 +243,7 @@ class DockerConfinement(Confinement):
         super().__init__()
         self.name = name
         self._workdir = workdir  # the CLI's working folder, where conmon reports an OOM kill (_engine_cwd)
-        self.fifos: HandedFifos | None = None  # Podman: the bot's stdin and stdout (container_fifos.py)
+        self.fifos: HandedFifos | None = None  # the bot's stdin and stdout (container_fifos.py)
         self._lease = lease
         self.sandbox_uid = lease.uid if lease is not None else None
         self._runner = runner
@@ -397,15 +398,11 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
                or key in ("PATH", "HOME", "XDG_RUNTIME_DIR", "CONTAINER_HOST", "CONTAINER_CONNECTION")}  # fmt: skip
     confinement = DockerConfinement(name, limits, runner, engine, lease, disk_limited=bool(disks()), workdir=workdir)
     try:
-        if engine.kind == "podman":
-            confinement.fifos = HandedFifos(workdir / "pipes", lease.uid if lease is not None else None)
-            process = popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            bufsize=0, env=cli_env, start_new_session=True, cwd=str(workdir))  # fmt: skip
-            process.stdin = os.fdopen(confinement.fifos.stdin_fd, "wb", buffering=0)
-            process.stdout = os.fdopen(confinement.fifos.stdout_fd, "rb", buffering=0)
-        else:
-            process = popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                            env=cli_env, start_new_session=True, cwd=str(workdir))  # fmt: skip
+        confinement.fifos = HandedFifos(workdir / "pipes", lease.uid if lease is not None else None)
+        process = popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                        bufsize=0, env=cli_env, start_new_session=True, cwd=str(workdir))  # fmt: skip
+        process.stdin = os.fdopen(confinement.fifos.stdin_fd, "wb", buffering=0)
+        process.stdout = os.fdopen(confinement.fifos.stdout_fd, "rb", buffering=0)
     except OSError as error:
         confinement.release_fifos(close_ends=True)
         confinement.cleanup()

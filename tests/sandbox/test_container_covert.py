@@ -12,7 +12,11 @@ from tests.sandbox import test_covert_channels as covert
 pytestmark = pytest.mark.sandbox_backends("docker", reason="test_covert_channels.py runs these under bwrap")
 
 
-def test_no_bit_passes_between_two_containers(launch):
+def test_no_bit_passes_between_two_containers(launch, request):
+    engine, _ = container_engine.find_engine()
+    if engine.kind == "docker":
+        # the same missing masks: /proc/fs/ext4's extent-cache counters carry bits between containers
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason="Docker cannot mask /proc paths"))
     covert.test_no_bit_passes_between_two_sandboxes(launch)
 
 

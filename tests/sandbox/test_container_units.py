@@ -31,9 +31,10 @@ def command_line(engine: Engine, tmp_path) -> list[str]:
 
 def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
     assert command_line(DOCKER, tmp_path) == [
-        "docker", "run", "--interactive", "--name", "kozyr-bot-x", "--pull", "never",
+        "docker", "run", "--name", "kozyr-bot-x", "--pull", "never",
         "--label", "kozyr.sandbox=1", "--label", "kozyr.sandbox.deadline=1700000000",
         "--label", "kozyr.sandbox.owner=host:1:2",
+        "--mount", "type=bind,source=fifos,target=/run/kozyr-pipes,readonly",
         "--network", "none", "--ipc", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=8m",
         "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
         "--security-opt", "seccomp=seccomp.json",
@@ -41,20 +42,18 @@ def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
         "--ulimit", "nofile=32:32", "--ulimit", "nproc=4096:4096", "--ulimit", f"fsize={2 << 20}:{2 << 20}",
         "--ulimit", "cpu=11:12", "--ulimit", "core=0:0", "--ulimit", "memlock=0:0",
         "--log-driver", "none", "--mount", f"type=bind,source={tmp_path.resolve()},target=/bot,readonly",
-        "--workdir", "/bot", "--env", "PATH=/usr/bin", "img:1", "python3", "bot.py",
+        "--workdir", "/bot", "--env", "PATH=/usr/bin", "img:1", *docker_backend.PIPE_SHIM, "python3", "bot.py",
     ]  # fmt: skip
 
 
-def test_podman_gets_the_same_flags_plus_its_runtime_and_the_bots_own_pipes(tmp_path):
+def test_podman_gets_the_same_flags_plus_its_runtime_and_masks(tmp_path):
     docker, podman = command_line(DOCKER, tmp_path), command_line(PODMAN, tmp_path)
     assert podman[:4] == ["/usr/bin/podman", "--storage-driver", "overlay", "run"]
     masks = f"mask={':'.join(docker_backend.PROC_MASKS)}"
-    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--security-opt", masks,
-              "--mount", "type=bind,source=fifos,target=/run/kozyr-pipes,readonly"]  # fmt: skip
+    extras = ["--runtime", "runc", "--read-only-tmpfs=false", "--unsetenv-all", "--no-hosts", "--security-opt", masks]
     at = podman.index("--runtime")
     assert podman[at : at + len(extras)] == extras
-    without_extras = [arg for arg in podman[4:at] + podman[at + len(extras) :] if arg not in docker_backend.PIPE_SHIM]
-    assert without_extras == [arg for arg in docker[2:] if arg != "--interactive"]
+    assert podman[4:at] + podman[at + len(extras) :] == docker[2:]
     assert {"/proc/meminfo", "/proc/pressure", "/dev/pts"} <= set(docker_backend.PROC_MASKS)
     # the FIFOs become the bot's stdin and stdout through the shim, from the image's own runtimes; the bot is
     # pid 1 after exec
@@ -116,12 +115,26 @@ class FakeRunner:
 STARTED = {"StartedAt": "2026-12-02T16:00:00.123456789Z"}  # what the engines record once a container ran
 
 
-def fake_run(exit_code: int):
-    """A stand-in for `docker run` that exits with ``exit_code`` at once."""
+def as_the_shim(argv: list[str], code: str) -> list[str]:
+    """A local process standing in for the container: it takes the bot's pipes as docker.PIPE_SHIM does (the
+    FIFOs in the folder `run` mounts at /run/kozyr-pipes), then runs ``code`` as the bot."""
+    mount = next(arg for arg in argv if arg.endswith(f"target={docker_backend.MOUNT},readonly"))
+    folder = mount.split("source=", 1)[1].split(",", 1)[0]
+    # Non-blocking opens: a test may finish the run (closing the worker's ends) before this process starts.
+    hand_over = (f"import os; f = {folder!r}; i = os.open(f + '/in', os.O_RDONLY | os.O_NONBLOCK); "
+                 "o = os.open(f + '/out', os.O_WRONLY); s = os.open(f + '/sync', os.O_RDONLY | os.O_NONBLOCK); "
+                 "os.set_blocking(s, True)\nwhile os.read(s, 64): pass\nos.close(s)\n")
+    return [sys.executable, "-c", hand_over + code]
+
+
+def fake_run(exit_code: int, *, container_started: bool = True):
+    """A stand-in for `docker run` whose bot exits with ``exit_code`` at once, or (``container_started`` false)
+    an engine that fails with it before any container ran."""
 
     def popen(argv, **kwargs):
         kwargs.pop("env")
-        return subprocess.Popen([sys.executable, "-c", f"raise SystemExit({exit_code})"], **kwargs)
+        bot = f"raise SystemExit({exit_code})"
+        return subprocess.Popen(as_the_shim(argv, bot) if container_started else [sys.executable, "-c", bot], **kwargs)
 
     return popen
 
@@ -133,7 +146,8 @@ def fake_run(exit_code: int):
 def test_an_engine_that_cannot_start_the_container_is_a_sandbox_failure_not_the_bots(tmp_path, state, failing):
     runner = FakeRunner({"inspect": json.dumps(state)}, failing=failing)
     proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner,
-                                       popen=fake_run(125), engine=DOCKER)
+                                       popen=fake_run(125, container_started=False),
+                                       engine=DOCKER)
     report = proc.finish(grace_seconds=5)
     assert report.outcome == "sandbox_failure", report.to_dict()
     assert "the bot never ran" in report.detail
@@ -145,6 +159,7 @@ def test_a_bot_that_exits_125_itself_is_its_own_failure(tmp_path):
     runner = FakeRunner({"inspect": json.dumps({**STARTED, "ExitCode": 125, "OOMKilled": False})})
     proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner,
                                        popen=fake_run(125), engine=DOCKER)
+    assert proc._confinement.fifos.handed_over.wait(10)  # the bot ran
     report = proc.finish(grace_seconds=5)
     assert (report.outcome, report.detail) == ("runtime_error", "exited with status 125"), report.to_dict()
     proc.close()
@@ -157,10 +172,11 @@ def test_a_container_run_is_inspected_then_removed(tmp_path):
     def fake_popen(argv, **kwargs):  # the "container": a local process standing in for `docker run`
         launched.append(argv)
         kwargs.pop("env")
-        return subprocess.Popen([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], **kwargs)
+        return subprocess.Popen(as_the_shim(argv, "os.kill(os.getpid(), 9)"), **kwargs)
 
     proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner, popen=fake_popen,
                                        engine=DOCKER)  # fmt: skip
+    assert proc._confinement.fifos.handed_over.wait(10)  # the bot ran
     report = proc.finish(grace_seconds=5)
     assert launched[0][:2] == ["docker", "run"]
     name = launched[0][launched[0].index("--name") + 1]
@@ -239,10 +255,11 @@ def test_an_oom_kill_only_conmon_saw_is_reported_and_the_clis_folder_goes_with_t
         folders.append(Path(kwargs["cwd"]))
         (folders[0] / "oom").touch()  # what conmon does after the kernel's OOM kill
         kwargs.pop("env")
-        return subprocess.Popen([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"], **kwargs)
+        return subprocess.Popen(as_the_shim(argv, "os.kill(os.getpid(), 9)"), **kwargs)
 
     proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner, popen=fake_popen,
                                        engine=DOCKER)  # fmt: skip
+    assert proc._confinement.fifos.handed_over.wait(10)  # the bot ran
     report = proc.finish(grace_seconds=5)
     assert report.outcome == "out_of_memory", report.to_dict()
     assert folders[0].parent == state_dir() / "engine" and folders[0].name.endswith(proc._confinement.name)
