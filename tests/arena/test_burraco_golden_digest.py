@@ -3,10 +3,10 @@
 Seeded matches of every preset and a spread of rule options are played by the built-in random bots
 (the greedy bot's choices follow the iteration order of sets of strings, so they change with
 PYTHONHASHSEED), with probing actions thrown in (most rejected, some played: a random meld, add or
-discard), and everything the engine hands out at every step — each seat's observation, the events each seat and the replay see,
-the outcome, every rejection's rule code and message — goes through ``repr`` (which tells lists from
-tuples and keeps key order) into one sha256 digest per match. The digests were recorded from a184830;
-any change in behaviour changes one.
+discard), and everything the engine hands out at every step — each seat's observation, the events
+each seat and the replay see, the outcome, every rejection's rule code and message — goes through
+``repr`` (which tells lists from tuples and keeps key order) into one sha256 digest per match. The
+digests were recorded from a184830; any change in behaviour changes one.
 """
 
 from __future__ import annotations
@@ -58,13 +58,13 @@ def probes(state, seat: int, rng: random.Random) -> Iterator[tuple[object, objec
     yield seat, {"type": "discard", "card": rng.choice(hand)}
 
 
-def transcript(preset: str, options: dict, seed: int) -> Iterator[str]:
-    """Every output of one match, step by step, as text."""
+def transcript(preset: str, options: dict, seed: int, bot_names=("random",)) -> Iterator[str]:
+    """Every output of one match, step by step, as text; seats take turns at ``bot_names``."""
     rules = dataclasses.replace(PRESETS[preset], **options)
     state = new_match(rules, seed)
     rng = random.Random(seed)
     seats = range(state.num_seats)
-    bots = [make_bot("burraco", "random", seat, rules, derive_seed(seed, seat))
+    bots = [make_bot("burraco", bot_names[(seat + seed) % len(bot_names)], seat, rules, derive_seed(seed, seat))
             for seat in seats]
     cursors = {seat: 0 for seat in (None, *seats)}
     for step in range(MAX_STEPS):

@@ -50,13 +50,13 @@ def probes(state, seat: int, rng: random.Random) -> Iterator[tuple[int | object,
     yield seat, {"type": "play", "card": rng.choice(hand)}  # often a must-follow-suit; sometimes played
 
 
-def transcript(preset: str, options: dict, seed: int) -> Iterator[str]:
-    """Every output of one match, step by step, as text."""
+def transcript(preset: str, options: dict, seed: int, bot_names=("random", "greedy")) -> Iterator[str]:
+    """Every output of one match, step by step, as text; seats take turns at ``bot_names``."""
     rules = dataclasses.replace(PRESETS[preset], **options)
     state = new_match(rules, seed)
     rng = random.Random(seed)
     seats = range(state.num_seats)
-    bots = [make_bot("kozel", ("random", "greedy")[(seat + seed) % 2], seat, rules, derive_seed(seed, seat))
+    bots = [make_bot("kozel", bot_names[(seat + seed) % len(bot_names)], seat, rules, derive_seed(seed, seat))
             for seat in seats]
     cursors = {seat: 0 for seat in (None, *seats)}
     for step in range(MAX_STEPS):

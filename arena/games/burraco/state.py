@@ -13,6 +13,7 @@ once the team's pozzetto is gone is closing, which needs a burraco and a natural
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Sequence
 
 from arena.cards import BURRACO_DECK, CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
@@ -21,7 +22,7 @@ from arena.games.burraco import views
 from arena.games.burraco.melds import Meld, MeldError, extend_meld, is_wild, make_meld
 from arena.games.burraco.rules import STOCK_END, Rules
 from arena.games.burraco.scoring import match_winner, team_hand_score, team_ranks
-from arena.games.burraco.views import sort_cards
+from arena.games.burraco.views import card_order, pozzetto_view, sort_cards
 
 HAND_SIZE = 11
 POZZETTO_SIZE = 11
@@ -90,19 +91,21 @@ class BurracoState:
         self._start_hand(hands, pozzetti, pile=[deck[at]], stock=deck[at + 1:])
 
     def _start_hand(self, hands, pozzetti, *, pile, stock, first: int | None = None) -> None:
-        self.hands = [list(h) for h in hands]
+        self.hands = [sort_cards(h) for h in hands]  # always in the order the seat sees them
         self.pozzetti: list[list[str] | None] = [None if p is None else list(p) for p in pozzetti]
         self.pozzetto_taken_by: list[dict | None] = [None, None]
+        self._pozzetto_views = [pozzetto_view(None), pozzetto_view(None)]
         self.pile = list(pile)
         self.stock = list(stock)  # the top card is the last one
         self.melds: list[Meld] = []
+        self._meld_views: list[dict] = []  # each meld's observation form, in table order
         self.current = (self.dealer + 1) % self.num_seats if first is None else first
         self.phase: str | None = "draw"  # None once the match is over
         self.locked: str | None = None
         self.drew_stock = False
         self.stalemate = 0
         full = {"type": "deal", "deal": self.deal_number, "dealer": self.dealer, "first": self.current,
-                "hands": [sort_cards(h) for h in self.hands], "discard": self.pile[-1] if self.pile else None,
+                "hands": [list(h) for h in self.hands], "discard": self.pile[-1] if self.pile else None,
                 "stock": len(self.stock)}
         self._log.append((full, views.deal_views(full, self.num_seats)))
 
@@ -134,10 +137,10 @@ class BurracoState:
         state._start_hand(hands, pozzetti, pile=discard_pile, stock=list(reversed(stock)), first=to_move)
         for team, p in enumerate(pozzetti):
             if p is None:
-                state.pozzetto_taken_by[team] = {"seat": None, "mode": None}
+                state._record_pozzetto(team, {"seat": None, "mode": None})
         for spec in melds:
-            state.melds.append(make_meld(spec["cards"], team=spec["team"], meld_id=len(state.melds),
-                                         wild_as=spec.get("wild_as")))
+            state._put_meld(make_meld(spec["cards"], team=spec["team"], meld_id=len(state.melds),
+                                      wild_as=spec.get("wild_as")))
         state.phase = phase
         state.locked = locked
         state.stalemate = stalemate
@@ -203,7 +206,7 @@ class BurracoState:
 
     def _draw(self, seat: int) -> None:
         card = self.stock.pop()
-        self.hands[seat].append(card)
+        insort(self.hands[seat], card, key=card_order)
         self.drew_stock = True
         self.phase = "play"
         full = {"type": "draw", "seat": seat, "card": card, "stock": len(self.stock)}
@@ -216,7 +219,7 @@ class BurracoState:
             raise IllegalAction("empty-pile", "the discard pile is empty")
         cards = self.pile
         self.pile = []
-        self.hands[seat].extend(cards)
+        self._take_into_hand(seat, cards)
         self.locked = cards[0] if len(cards) == 1 else None
         self.phase = "play"
         self._log.append(({"type": "take_pile", "seat": seat, "cards": list(cards)}, None))
@@ -234,7 +237,7 @@ class BurracoState:
             raise IllegalAction("duplicate-set", f"your team already holds a set of {meld.rank}s "
                                                  f"(duplicate_sets=forbidden): add to it instead")
         self._check_can_end(seat, rest, cards, meld)
-        self.melds.append(meld)
+        self._put_meld(meld)
         self._played(seat, rest, cards, "meld", meld)
 
     def _add(self, seat: int, action: dict) -> None:
@@ -252,8 +255,22 @@ class BurracoState:
         except MeldError as e:
             raise IllegalAction(e.rule, e.detail) from None
         self._check_can_end(seat, rest, cards, meld)
-        self.melds[meld_id] = meld
+        self._put_meld(meld)
         self._played(seat, rest, cards, "add", meld)
+
+    def _put_meld(self, meld: Meld) -> None:
+        """A new meld goes on the table; an extended one replaces the meld it grew from."""
+        if meld.id == len(self.melds):
+            self.melds.append(meld)
+            self._meld_views.append(meld.to_json())
+        else:
+            self.melds[meld.id] = meld
+            self._meld_views[meld.id] = meld.to_json()
+
+    def _take_into_hand(self, seat: int, cards: list[str]) -> None:
+        hand = self.hands[seat]
+        hand.extend(cards)
+        hand.sort(key=card_order)
 
     def _last_turn(self) -> bool:
         """The turn whose draw left the stock at its end (only reached with ``stock_end=finish_turn``)."""
@@ -313,10 +330,14 @@ class BurracoState:
         if cards is None:
             raise ValueError(f"team {team}'s pozzetto was taken already")
         self.pozzetti[team] = None
-        self.pozzetto_taken_by[team] = {"seat": seat, "mode": mode}
-        self.hands[seat].extend(cards)
+        self._record_pozzetto(team, {"seat": seat, "mode": mode})
+        self._take_into_hand(seat, cards)
         full = {"type": "pozzetto", "seat": seat, "team": team, "mode": mode, "cards": sort_cards(cards)}
         self._log.append((full, views.owner_views(full, seat, self.num_seats, {"cards": [HIDDEN] * len(cards)})))
+
+    def _record_pozzetto(self, team: int, taken_by: dict) -> None:
+        self.pozzetto_taken_by[team] = taken_by
+        self._pozzetto_views[team] = pozzetto_view(taken_by)
 
     def _end_turn(self, seat: int, closing: bool) -> None:
         self.stalemate = 0 if self.drew_stock else self.stalemate + 1
@@ -350,7 +371,7 @@ class BurracoState:
         for team in range(2):
             self.totals[team] += scores[team]["total"]
         record = {"deal": self.deal_number, "dealer": self.dealer, "ended_by": ended_by, "closed_by": closed_by,
-                  "scores": scores, "totals": list(self.totals), "hands": [sort_cards(h) for h in self.hands]}
+                  "scores": scores, "totals": list(self.totals), "hands": [list(h) for h in self.hands]}
         self.deals.append(record)
         self._log.append(({"type": "deal_end", **record}, None))
         self.winner = match_winner(self.totals, self.rules.target)
@@ -391,9 +412,11 @@ class BurracoState:
         other.hands = [list(h) for h in self.hands]
         other.pozzetti = [None if p is None else list(p) for p in self.pozzetti]
         other.pozzetto_taken_by = list(self.pozzetto_taken_by)
+        other._pozzetto_views = list(self._pozzetto_views)
         other.pile = list(self.pile)
         other.stock = list(self.stock)
         other.melds = list(self.melds)
+        other._meld_views = list(self._meld_views)
         return other
 
 

@@ -16,38 +16,46 @@ from arena.cards import JOKER
 from arena.games.base import HIDDEN
 from arena.games.burraco.rules import STOCK_END
 
-_ORDER = {card: i for i, card in enumerate([r + s for s in "SHDC" for r in "A23456789TJQK"] + [JOKER])}
+card_order = {card: i for i, card in enumerate([r + s for s in "SHDC" for r in "A23456789TJQK"] + [JOKER])}.__getitem__
 
 
 def sort_cards(cards: Sequence[str]) -> list[str]:
     """Hands and piles in observations: by suit (S H D C), ace to king, jokers last."""
-    return sorted(cards, key=_ORDER.__getitem__)
+    return sorted(cards, key=card_order)
+
+
+def pozzetto_view(info: dict | None) -> dict[str, Any]:
+    """A pozzetto as the observation shows it, from who took it how (None: not taken yet)."""
+    if info is None:
+        return {"taken": False, "by": None, "mode": None}
+    return {"taken": True, "by": info["seat"], "mode": info["mode"]}
 
 
 def observation(state: Any, seat: int) -> dict[str, Any]:
+    # The state keeps hands sorted and the melds' and pozzetti's views ready, because the seat to move
+    # asks for its observation before every decision; only fresh copies are built here.
     mine = not state.finished and seat == state.current
+    stock = len(state.stock)
     return {
         "game": "burraco",
         "seat": seat,
         "team": state._team_of[seat],
-        "teams": [list(t) for t in state.teams],
-        "to_move": state.to_move(),
+        "teams": list(map(list, state.teams)),
+        "to_move": None if state.finished else state.current,
         "decision": state.phase if mine else None,
         "deal": state.deal_number,
         "dealer": state.dealer,
-        "hand": sort_cards(state.hands[seat]),
-        "hand_sizes": [len(h) for h in state.hands],
-        "stock": len(state.stock),
-        "discard_pile": list(state.pile),
-        "melds": [m.to_json() for m in state.melds],
-        "pozzetti": [{"taken": p is None, "by": None if info is None else info["seat"],
-                      "mode": None if info is None else info["mode"]}
-                     for p, info in zip(state.pozzetti, state.pozzetto_taken_by, strict=True)],
+        "hand": state.hands[seat][:],
+        "hand_sizes": list(map(len, state.hands)),
+        "stock": stock,
+        "discard_pile": state.pile[:],
+        "melds": state._meld_views[:],
+        "pozzetti": list(map(dict.copy, state._pozzetto_views)),
         "locked_card": state.locked if mine else None,
-        "last_turn": len(state.stock) <= STOCK_END,
+        "last_turn": stock <= STOCK_END,
         "turns_without_stock": state.stalemate,
         "stalemate_turns": state.rules.stalemate_turns,
-        "scores": list(state.totals),
+        "scores": state.totals[:],
         "target": state.rules.target,
     }
 
