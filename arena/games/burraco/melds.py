@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import NoReturn
 
 from arena.cards import JOKER
-from arena.games.burraco.scoring import card_value
+from arena.games.burraco.scoring import cards_value
 
 SET_MAX = 9
 MELD_MIN = 3
@@ -103,7 +103,7 @@ class Meld:
         return POSITION_RANK[self.low + self.wild] + self.run_suit
 
     def points(self) -> int:
-        return sum(card_value(c) for c in self.cards)
+        return cards_value(self.cards)
 
     def to_json(self) -> dict:
         """The observation form. Cached: a meld never changes once built (extending makes a new one)."""
@@ -160,8 +160,8 @@ def _check_set_wild_as(rank: str, wilds: list[str], wild_as: str | None) -> None
                                        f"stands for a {rank}")
 
 
-def _suit_order(card: str) -> int:
-    return "SHDC".index(card[1])
+# A set's naturals lie in suit order S H D C (a look-up per card: sets are sorted at every add).
+_suit_order = {r + s: i for i, s in enumerate("SHDC") for r in "A3456789TJQK"}.__getitem__
 
 
 def _sequence_suit(naturals: list[str]) -> str:

@@ -99,6 +99,7 @@ class BurracoState:
         self.stock = list(stock)  # the top card is the last one
         self.melds: list[Meld] = []
         self._meld_views: list[dict] = []  # each meld's observation form, in table order
+        self._has_burraco = [False, False]  # per team
         self.current = (self.dealer + 1) % self.num_seats if first is None else first
         self.phase: str | None = "draw"  # None once the match is over
         self.locked: str | None = None
@@ -162,11 +163,10 @@ class BurracoState:
         """Too many to list (every meld of every subset of the hand); ``apply`` validates."""
         return None
 
-    def _team_has_burraco(self, team: int, replaced: Meld | None = None) -> bool:
-        if replaced is not None and replaced.team == team and replaced.is_burraco:
-            return True
-        return any(m.team == team and m.is_burraco and (replaced is None or m.id != replaced.id)
-                   for m in self.melds)
+    def _team_has_burraco(self, team: int, new: Meld | None = None) -> bool:
+        """Does the team hold a burraco, counting ``new`` (a meld about to be put down or grown)? Melds
+        only grow, so the team's burraco flag never needs to be taken back."""
+        return self._has_burraco[team] or (new is not None and new.team == team and new.is_burraco)
 
     def observation(self, seat: int) -> dict:
         return views.observation(self, seat)
@@ -260,6 +260,8 @@ class BurracoState:
 
     def _put_meld(self, meld: Meld) -> None:
         """A new meld goes on the table; an extended one replaces the meld it grew from."""
+        if meld.is_burraco:
+            self._has_burraco[meld.team] = True
         if meld.id == len(self.melds):
             self.melds.append(meld)
             self._meld_views.append(meld.to_json())
@@ -417,6 +419,7 @@ class BurracoState:
         other.stock = list(self.stock)
         other.melds = list(self.melds)
         other._meld_views = list(self._meld_views)
+        other._has_burraco = list(self._has_burraco)
         return other
 
 
