@@ -118,6 +118,7 @@ class KozelState:
         other._trick = list(self._trick)
         other._tricks = list(self._tricks)
         other._side = list(self._side)
+        other._sides = [side[:] for side in self._sides]
         other._side_points = list(self._side_points)
         other._side_tricks = list(self._side_tricks)
         return other
@@ -176,6 +177,8 @@ class KozelState:
         else:  # misère, or the widow decision still pending (nothing is won before it)
             self._side = list(range(n))
         count = 0 if self._contract == PENDING else max(self._side) + 1
+        # Every observation shows the sides, so they are listed once per hand (and again after the widow).
+        self._sides = [[s for s in range(n) if self._side[s] == side] for side in range(count)]
         self._side_points = [0] * count
         self._side_tricks = [0] * count
         for seat, pile in enumerate(won or ()):
@@ -227,13 +230,17 @@ class KozelState:
         return following or list(hand)
 
     def legal_actions(self, seat: int) -> list[dict[str, Any]]:
-        if self.is_over() or seat != self._turn:
+        if seat != self._turn or self._over:
             return []
+        if self._phase == PLAY:  # the common case first: asked before every card played
+            hand = self._hands[seat]
+            if self._trick:
+                kind, led = self._table.kind, self._led
+                hand = [c for c in hand if kind[c] == led] or hand
+            return [{"type": "play", "card": c} for c in hand]
         if self._phase == WIDOW:
             return [{"type": "widow", "take": True}, {"type": "widow", "take": False}]
-        if self._phase == DISCARD:
-            return [{"type": "discard", "cards": list(pair)} for pair in combinations(self._hands[seat], 2)]
-        return [{"type": "play", "card": c} for c in self.legal_cards(seat)]
+        return [{"type": "discard", "cards": list(pair)} for pair in combinations(self._hands[seat], 2)]
 
     def observation(self, seat: int) -> dict[str, Any]:
         self._check_seat(seat)
@@ -242,9 +249,7 @@ class KozelState:
     def sides(self) -> list[list[int]]:
         """The sides of the current hand: teams [[0, 2], [1, 3]]; [[soloist], [the others]]; in a misère
         every seat alone; none while the widow decision is pending."""
-        if self._contract == PENDING:
-            return []
-        return [[s for s in range(self.num_seats) if self._side[s] == side] for side in range(len(self._side_points))]
+        return [side[:] for side in self._sides]
 
     def apply(self, seat: int, action: dict[str, Any]) -> None:
         if self._over:

@@ -15,7 +15,12 @@ from arena.games.base import HIDDEN
 
 
 def observation(state: Any, seat: int) -> dict[str, Any]:
+    # Asked before every card played: lists are copied with [*...] (no call) and the sides and
+    # tricks come ready from the state.
     soloist_sees = seat == state._soloist
+    pending = state._contract == "pending"
+    widow = state._widow
+    discard = state._discard
     return {
         "game": "kozel",
         "seat": seat,
@@ -24,23 +29,23 @@ def observation(state: Any, seat: int) -> dict[str, Any]:
         "decision": state.decision(seat),
         "deal": state._deal_no,
         "dealer": state._dealer,
-        "hand": list(state._hands[seat]),
-        "hand_sizes": [len(h) for h in state._hands],
+        "hand": [*state._hands[seat]],
+        "hand_sizes": [*map(len, state._hands)],
         "soloist": state._soloist,
         "contract": state._contract,
         "widow_holder": state._widow_holder,
-        "sides": state.sides(),
-        "my_side": None if state._contract == "pending" else state._side[seat],
-        "widow": list(state._widow) if soloist_sees and state._widow is not None else None,
-        "discard": list(state._discard) if soloist_sees and state._discard is not None else None,
+        "sides": [side[:] for side in state._sides],
+        "my_side": None if pending else state._side[seat],
+        "widow": [*widow] if soloist_sees and widow is not None else None,
+        "discard": [*discard] if soloist_sees and discard is not None else None,
         "leader": state._leader,
         "led": state._led,
-        "trick": list(state._trick),
-        "tricks": [{"leader": lead, "cards": list(cards), "winner": w, "points": p}
+        "trick": [*state._trick],
+        "tricks": [{"leader": lead, "cards": [*cards], "winner": w, "points": p}
                    for lead, cards, w, p in state._tricks],
-        "tricks_won": list(state._side_tricks),
-        "points_taken": list(state._side_points),
-        "scores": list(state._scores),
+        "tricks_won": [*state._side_tricks],
+        "points_taken": [*state._side_points],
+        "scores": [*state._scores],
         "doubled": state._multiplier > 1,
         "multiplier": state._multiplier,
         "target": state.rules.target,
