@@ -9,9 +9,11 @@ for every decision the mover's observation (and, where the game lists them, its 
     .venv/bin/python bench/engine_replay.py --presets burraco,kozel --seconds 2
     .venv/bin/python bench/engine_replay.py --baseline a184830 --presets burraco,kozel --rounds 3
 
-``--worker PRESET --recording FILE --repeat N`` replays a recording N times and prints JSON; it is what the
-side-by-side run starts in a fresh process per figure, and a fixed amount of work for
-``valgrind --tool=callgrind``. Time is CPU time of the replaying process.
+``--worker PRESET --recording FILE --repeat N --seconds S`` replays a recording N times, then on until S
+seconds have passed, and prints JSON; it is what the side-by-side run starts in a fresh process per
+figure, and with ``--seconds 0`` a fixed amount of work for ``valgrind --tool=callgrind`` (two runs with
+different N give the instructions per replay, start-up subtracted). Time is CPU time of the replaying
+process.
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=1, help="replays of the recording in --worker")
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.worker, args.recording, args.repeat, 0 if args.repeat > 1 else args.seconds)))
+        print(json.dumps(worker(args.worker, args.recording, args.repeat, args.seconds)))
         return
     chosen = chosen_presets(parser, args.presets)
     if args.record:

@@ -109,11 +109,12 @@ class Meld:
         """The observation form. Cached: a meld never changes once built (extending makes a new one)."""
         found = self._json
         if found is None:
+            cards = self.cards
             wild = None if self.wild is None else {
-                "index": self.wild, "card": self.cards[self.wild], "stands_for": self.stands_for()}
+                "index": self.wild, "card": cards[self.wild], "stands_for": self.stands_for()}
             found = self._json = {"id": self.id, "team": self.team, "kind": self.kind, "rank": self.rank,
-                                  "suit": self.suit, "cards": list(self.cards), "wild": wild, "clean": self.clean,
-                                  "burraco": self.is_burraco, "points": self.points()}
+                                  "suit": self.suit, "cards": [*cards], "wild": wild, "clean": wild is None,
+                                  "burraco": len(cards) >= BURRACO_SIZE, "points": cards_value(cards)}
         return found
 
     def __repr__(self) -> str:
@@ -127,20 +128,40 @@ def make_meld(cards: Iterable[str], *, team: int, meld_id: int, wild_as: str | N
     cards = list(cards)
     if len(cards) < MELD_MIN:
         raise MeldError("meld-too-small", f"a meld needs at least {MELD_MIN} cards, not {len(cards)}")
-    naturals = [c for c in cards if not is_wild(c)]
+    naturals = [c for c in cards if c != JOKER and c[0] != "2"]  # is_wild, inline: a meld has many cards
     if not naturals:
         raise MeldError("only-wilds", "a meld cannot be made of wild cards only (jokers and twos)")
     ranks = {c[0] for c in naturals}
     if len(ranks) == 1 and len(naturals) >= 2:
         # Two naturals of one rank can never sit in one sequence, so this is a set.
         return _make_set(cards, naturals, team=team, meld_id=meld_id, wild_as=wild_as)
-    low, ordered, wild = _solve_sequence({}, cards, _sequence_suit(naturals), wild_as)
-    return Meld(meld_id, team, "sequence", ordered, wild, suit=_sequence_suit(naturals), low=low)
+    suit = _sequence_suit(naturals)
+    if wild_as is None and len(naturals) == len(cards):
+        run = _natural_run(cards, suit, team=team, meld_id=meld_id)
+        if run is not None:
+            return run
+    low, ordered, wild = _solve_sequence({}, cards, suit, wild_as)
+    return Meld(meld_id, team, "sequence", ordered, wild, suit=suit, low=low)
+
+
+def _natural_run(cards: list[str], suit: str, *, team: int, meld_id: int) -> Meld | None:
+    """The common new sequence, three to king without a wild or an ace, when it is consecutive: it has
+    one reading, so the search of :func:`_solve_sequence` would find just this. None otherwise."""
+    if not all(c[0] in RANK_POSITION for c in cards):
+        return None
+    positions = [RANK_POSITION[c[0]] for c in cards]
+    low = min(positions)
+    if len(set(positions)) != len(cards) or max(positions) - low != len(cards) - 1:
+        return None
+    ordered = [""] * len(cards)
+    for card, position in zip(cards, positions, strict=True):
+        ordered[position - low] = card
+    return Meld(meld_id, team, "sequence", tuple(ordered), None, suit=suit, low=low)
 
 
 def _make_set(cards: list[str], naturals: list[str], *, team: int, meld_id: int, wild_as: str | None) -> Meld:
     rank = naturals[0][0]
-    wilds = [c for c in cards if is_wild(c)]
+    wilds = [c for c in cards if c == JOKER or c[0] == "2"]
     _check_set_size(len(cards), len(wilds))
     _check_set_wild_as(rank, wilds, wild_as)
     return Meld(meld_id, team, "set", tuple(sorted(naturals, key=_suit_order) + wilds),
@@ -183,8 +204,9 @@ def extend_meld(meld: Meld, cards: Iterable[str], *, wild_as: str | None = None)
         for c in cards:
             if not is_wild(c) and c[0] != meld.rank:
                 raise MeldError("set-rank", f"{c} cannot join a set of {meld.rank}s")
-        naturals = [c for c in meld.cards if not is_wild(c)] + [c for c in cards if not is_wild(c)]
-        wilds = [c for c in meld.cards if is_wild(c)] + [c for c in cards if is_wild(c)]
+        together = [*meld.cards, *cards]
+        naturals = [c for c in together if c != JOKER and c[0] != "2"]  # is_wild, inline
+        wilds = [c for c in together if c == JOKER or c[0] == "2"]
         _check_set_size(len(naturals) + len(wilds), len(wilds))
         if wild_as is not None:
             _check_set_wild_as(meld.set_rank, wilds, wild_as)

@@ -24,8 +24,11 @@ def card_value(card: str) -> int:
     return JOKER_VALUE if card == JOKER else RANK_VALUES[card[0]]
 
 
+_VALUES = {JOKER: JOKER_VALUE, **{r + s: v for r, v in RANK_VALUES.items() for s in "SHDC"}}
+
+
 def cards_value(cards: Iterable[str]) -> int:
-    return sum(JOKER_VALUE if c == JOKER else RANK_VALUES[c[0]] for c in cards)
+    return sum(map(_VALUES.__getitem__, cards))  # a look-up per card: every meld put down is valued
 
 
 def team_hand_score(melds, hands: Iterable[Iterable[str]], *, closed: bool, took_pozzetto: bool) -> dict:
