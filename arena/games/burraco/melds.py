@@ -201,6 +201,8 @@ def extend_meld(meld: Meld, cards: Iterable[str], *, wild_as: str | None = None)
     if not cards:
         raise MeldError("bad-action", "add at least one card")
     if meld.kind == "set":
+        if len(cards) == 1 and wild_as is None and cards[0][0] == meld.rank and len(meld.cards) < SET_MAX:
+            return _set_plus_natural(meld, cards[0])
         for c in cards:
             if not is_wild(c) and c[0] != meld.rank:
                 raise MeldError("set-rank", f"{c} cannot join a set of {meld.rank}s")
@@ -235,6 +237,17 @@ def extend_meld(meld: Meld, cards: Iterable[str], *, wild_as: str | None = None)
         loose.append(table_wild[0])
     low, ordered, wild = _solve_sequence(fixed, loose, meld.run_suit, wild_as, table_wild)
     return Meld(meld.id, meld.team, "sequence", ordered, wild, suit=meld.suit, low=low)
+
+
+def _set_plus_natural(meld: Meld, card: str) -> Meld:
+    """The common add to a set, one more natural of its rank: it joins the naturals in suit order, before
+    the wild if there is one."""
+    wild = meld.wild
+    naturals = meld.cards if wild is None else meld.cards[:wild]
+    ordered = tuple(sorted((*naturals, card), key=_suit_order))
+    if wild is None:
+        return Meld(meld.id, meld.team, "set", ordered, None, rank=meld.rank)
+    return Meld(meld.id, meld.team, "set", ordered + meld.cards[wild:], len(ordered), rank=meld.rank)
 
 
 # ---------------------------------------------------------------------------------------------- sequences

@@ -27,6 +27,7 @@ from arena.games.burraco.views import card_order, pozzetto_view, sort_cards
 HAND_SIZE = 11
 POZZETTO_SIZE = 11
 LOT = 0x4C4F54  # label of the first-dealer lot's sub-seed ("LOT"); hand numbers never reach it
+_CARD_TEXTS = frozenset(BURRACO_DECK)  # every text parse_card accepts
 ACTION_KEYS = {"draw": {"type"}, "take_pile": {"type"}, "meld": {"type", "cards", "wild_as"},
                "add": {"type", "meld", "cards", "wild_as"}, "discard": {"type", "card"}}
 
@@ -299,10 +300,12 @@ class BurracoState:
             self._take_pozzetto(seat, "direct")
 
     def _discard(self, seat: int, action: dict) -> None:
-        try:
-            card = parse_card(action.get("card"))
-        except CardError as e:
-            raise IllegalAction("bad-card", str(e)) from None
+        card = action.get("card")
+        if card.__class__ is not str or card not in _CARD_TEXTS:
+            try:
+                card = parse_card(card)
+            except CardError as e:
+                raise IllegalAction("bad-card", str(e)) from None
         hand = self.hands[seat]
         if card not in hand:
             raise IllegalAction("not-in-hand", f"{card} is not in your hand")
@@ -426,6 +429,8 @@ class BurracoState:
 def _cards_of(value: object) -> list[str]:
     if not isinstance(value, list) or not value or len(value) > len(BURRACO_DECK):
         raise IllegalAction("bad-action", "'cards' must be a non-empty list of card strings (at most 108)")
+    if value.__class__ is list and all(c.__class__ is str for c in value) and _CARD_TEXTS.issuperset(value):
+        return value[:]  # every one a card already: what parse_card would return
     try:
         return [parse_card(c) for c in value]
     except CardError as e:
