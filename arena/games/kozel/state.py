@@ -243,7 +243,8 @@ class KozelState:
         return [{"type": "discard", "cards": list(pair)} for pair in combinations(self._hands[seat], 2)]
 
     def observation(self, seat: int) -> dict[str, Any]:
-        self._check_seat(seat)
+        if seat.__class__ is not int or not 0 <= seat < self.num_seats:
+            self._check_seat(seat)
         return views.observation(self, seat)
 
     def sides(self) -> list[list[int]]:
@@ -265,7 +266,8 @@ class KozelState:
             self._expect(seat, action, "discard", "cards")
             self._apply_discard(seat, action["cards"])
         else:
-            self._expect(seat, action, "play", "card")
+            if action.get("type") != PLAY or len(action) != 2 or "card" not in action:
+                self._expect(seat, action, "play", "card")  # it names the fault
             self._apply_play(seat, action["card"])
 
     def _expect(self, seat: int, action: dict, kind: str, key: str) -> None:
