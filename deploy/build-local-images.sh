@@ -46,13 +46,18 @@ up_to_date() { [ "$force" = 0 ] && [ "$(label_of "$1")" = "$2" ]; }
 seconds_since() { awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $1 }"; }
 key_of() { { printf '%s\n' "$@"; cat "$0"; } | sha256sum | cut -c1-16; }
 
+hook_without_folders() { local hook="${1//$work/WORK}"; echo "${hook//$here/HERE}"; }
+
 # debian_image NAME PACKAGES CUSTOMIZE-HOOK IMPORT-CHANGES...: a root filesystem of PACKAGES, imported as NAME.
 debian_image() {
   local name="$1" packages="$2" hook="$3"
   shift 3
   local key started tarball
   tarball="$work/$(echo "$name" | tr '/:' '__').tar"
-  key="$(key_of "$name" "$suite" "$packages" "$hook" "$@")"
+  # The hook names files in this run's temporary folder and in this checkout: the key holds the hook without
+  # those folders' names (what the files hold is in the key through their LABEL changes), or every run, and
+  # every checkout, would rebuild.
+  key="$(key_of "$name" "$suite" "$packages" "$(hook_without_folders "$hook")" "$@")"
   if up_to_date "$name" "$key"; then
     echo "$name is up to date (inputs $key)"
     return
@@ -79,7 +84,8 @@ python_hook="cp $work/ca-certificates.crt \"\$1\"/etc/ssl/certs/ca-certificates.
 rm -f \"\$1\"/usr/lib/python3*/EXTERNALLY-MANAGED"
 debian_image localhost/kozyr-base-python:3.11 \
   "python3,python3-pip,python-is-python3,ca-certificates,tzdata,passwd,libseccomp2,podman" "$python_hook" \
-  'ENV PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin' 'ENV LANG=C.UTF-8' 'CMD ["python3"]'
+  'ENV PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin' 'ENV LANG=C.UTF-8' 'CMD ["python3"]' \
+  "LABEL kozyr.certificates.sha=$(sha256sum "$work/ca-certificates.crt" | cut -c1-16)"
 
 debian_image localhost/kozyr-postgres:15 "postgresql-15,postgresql-client-15,tzdata" \
   "install -m 0755 $here/local-images/postgres-entrypoint.sh \"\$1\"/usr/local/bin/postgres-entrypoint.sh" \
