@@ -216,7 +216,7 @@ class GreedyBot(_Bot):
         """The next meld or add, best first: naturals onto our melds, new natural melds, then wilds."""
         naturals = [c for c in table.hand if not is_wild(c)]
         for meld in sorted(table.own, key=lambda m: -len(m.cards)):
-            for card in sorted(set(naturals), key=lambda c: -card_value(c)):
+            for card in sorted(set(naturals), key=lambda c: (-card_value(c), c)):  # ties by name: never by hash order
                 if table.try_add(meld, [card]) is not None:
                     return {"type": "add", "meld": meld.id, "cards": [card]}
         for cards in _natural_melds(naturals):
