@@ -2,6 +2,8 @@
 
 * ``env(preset, ...)`` / ``raw_env(preset, ...)``: the PettingZoo AEC environment of a preset
   (``arena.env.aec``), every seat an agent, with a fixed discrete action space and an action mask;
+* ``parallel_env(preset, ...)``: the same match as a PettingZoo Parallel environment, turn-based (only
+  the seat to move acts each step; ``arena.env.parallel``);
 * ``KozyrGymEnv(preset, opponents, ...)``: a Gymnasium environment where one seat learns
   (``arena.env.gym``);
 * ``arena.env.openspiel.register_openspiel()``: the presets as OpenSpiel Python games (imported on its own:
@@ -15,5 +17,6 @@ from __future__ import annotations
 
 from arena.env.aec import RawEnv, env, raw_env
 from arena.env.gym import KozyrGymEnv
+from arena.env.parallel import KozyrParallelEnv, parallel_env
 
-__all__ = ["KozyrGymEnv", "RawEnv", "env", "raw_env"]
+__all__ = ["KozyrGymEnv", "KozyrParallelEnv", "RawEnv", "env", "parallel_env", "raw_env"]
