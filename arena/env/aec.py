@@ -48,6 +48,9 @@ class RawEnv(AECEnv):
         self.render_mode = render_mode
         self.replay_dir = Path(replay_dir) if replay_dir is not None else None
         self.possible_agents = [f"seat_{s}" for s in range(self.num_seats)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        # Burraco's encoding and moves also take the turn's candidates; checked once, not per step.
+        self._burraco = self.encoder if isinstance(self.encoder, BurracoEncoder) else None
         self.agents = list(self.possible_agents)
         box = spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32)
         mask = spaces.Box(0, 1, (self.encoder.actions,), dtype=np.int8)
@@ -59,6 +62,7 @@ class RawEnv(AECEnv):
         self.actions_played: list[dict[str, Any]] = []
         self.last_replay: Path | None = None
         self._moves: list[Move] = []
+        self._legal: dict[int, dict[str, Any]] = {}  # the same moves by index
         self._candidates: list[dict[str, Any]] = []
         self._observation: dict[str, Any] = {}
 
@@ -82,6 +86,7 @@ class RawEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[0]
         self._prepare()
 
     def _prepare(self) -> None:
@@ -91,19 +96,20 @@ class RawEnv(AECEnv):
             self._finish()
             return
         seat = state.to_move()
-        self.agent_selection = self.possible_agents[seat]
+        agent = self.possible_agents[seat]
         observation = state.observation(seat)
-        if isinstance(self.encoder, BurracoEncoder):
-            self._candidates = self.encoder.candidates(observation)
-            self._moves = self.encoder.moves(state, seat, observation, self._candidates)
+        if self._burraco is not None:
+            self._candidates = self._burraco.candidates(observation)
+            self._moves = self._burraco.moves(state, seat, observation, self._candidates)
         else:
             self._moves = self.encoder.moves(state, seat, observation)
-        for agent in self.agents:
-            self.infos[agent] = {}
+        self._legal = dict(self._moves)
+        # Only the previous mover's info held anything; every other seat's is still empty.
+        self.infos[self.agent_selection] = {}
+        self.agent_selection = agent
         self._observation = observation
-        self.infos[self.agent_selection] = {"raw_observation": observation,
-                                            "legal_actions": {i: a for i, a in self._moves},
-                                            "candidates": list(self._candidates)}
+        self.infos[agent] = {"raw_observation": observation, "legal_actions": dict(self._legal),
+                             "candidates": list(self._candidates)}
 
     def _finish(self) -> None:
         outcome = self.state.outcome()
@@ -122,15 +128,15 @@ class RawEnv(AECEnv):
                                             self.actions_played)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         mine = agent == self.agent_selection and not self.terminations[agent]
         # The acting seat's observation was built for this position already (the state has not moved).
         observation = self._observation if mine else self.state.observation(seat)
         mask = np.zeros(self.encoder.actions, dtype=np.int8)
         if mine:
-            mask.put([index for index, _ in self._moves], 1)
-        if isinstance(self.encoder, BurracoEncoder):
-            vector = self.encoder.encode(observation, self._candidates if mine else None)
+            mask.put(list(self._legal), 1)
+        if self._burraco is not None:
+            vector = self._burraco.encode(observation, self._candidates if mine else None)
         else:
             vector = self.encoder.encode(observation)
         return {"observation": vector, "action_mask": mask}
@@ -144,15 +150,16 @@ class RawEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        chosen = next((a for i, a in self._moves if i == action), None)
+        chosen = self._legal.get(action)  # type: ignore[arg-type]
         if chosen is None:
             raise ValueError(f"action {action!r} is not legal for {agent} now (see the action mask)")
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         self.state.apply(seat, chosen)
         self.actions_played.append({"seat": seat, "action": chosen})
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0.0
         self._prepare()
         if not self.state.is_over():
             self._accumulate_rewards()

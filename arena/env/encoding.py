@@ -21,16 +21,17 @@ from __future__ import annotations
 import abc
 import math
 from itertools import combinations
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 
 from arena.bots import burraco as burraco_bots
 from arena.cards import BURRACO_DECK
-from arena.games.base import IllegalAction
 from arena.games.bura.ranking import points as bura_points
 
 Move = tuple[int, dict[str, Any]]
+_first = itemgetter(0)  # a move's action index, the sort key of every move list
 
 
 class Encoder(abc.ABC):
@@ -64,6 +65,8 @@ def _one_hot(vector: np.ndarray, at: int, cards, index: dict[str, int]) -> None:
 BURA_DECISIONS = ("lead", "respond", "claim")
 SUITS = "SHDC"
 MAX_OTHERS = 5  # up to six seats: the other seats' hand sizes, in turn order from the seat's left
+_BITS = tuple(1 << i for i in range(16))  # hand slot i's bit in a lead's index
+_POWERS_OF_3 = tuple(3 ** i for i in range(16))  # hand slot i's digit weight in a response's index
 
 
 class BuraEncoder(Encoder):
@@ -101,96 +104,133 @@ class BuraEncoder(Encoder):
             ("lead limit / hand size (0 unless I lead)", 1),
         ]
         self.size = sum(n for _, n in self.blocks)
+        # Where each block starts, and per block a card -> position table, so that a block's ones are a
+        # C-level map over its cards instead of a Python loop (the encoding is a large share of a step).
+        at = h * d
+        self._at_decision = at
+        self._at_trump = at + 3
+        self._at_trump_card = at + 7
+        self._at_stock = at + 7 + d
+        at = self._at_stock + 1
+        self._at_trick_size = at + 2 * d
+        self._at_known_points = self._at_trick_size + 1 + 3 * d
+        self._at_sizes = self._at_known_points + 5
+        self._slot_at = [self._positions(slot * d) for slot in range(h)]
+        self._trump_card_at = self._positions(self._at_trump_card)
+        self._best_at = self._positions(at)
+        self._face_up_at = self._positions(at + d)
+        at = self._at_trick_size + 1
+        self._mine_at = self._positions(at)
+        self._theirs_at = self._positions(at + d)
+        self._known_at = self._positions(at + 2 * d)
+        self._teams: list[list[int]] | None = None
+        self._side_of: list[int] = []
+
+    def _positions(self, at: int) -> dict[str, int]:
+        return {card: at + i for i, card in enumerate(self.deck)}
+
+    def _sides(self, teams: list[list[int]]) -> list[int]:
+        """Seat -> side, kept while the teams stay the same (they are fixed for a match)."""
+        if teams != self._teams:
+            self._teams = [list(t) for t in teams]
+            side_of = [0] * sum(map(len, teams))
+            for side, team in enumerate(teams):
+                for s in team:
+                    side_of[s] = side
+            self._side_of = side_of
+        return self._side_of
 
     def encode(self, obs: dict[str, Any]) -> np.ndarray:
-        d, h = len(self.deck), self.hand
-        index = self.index
-        ones: list[int] = []  # positions set to 1, written at once at the end
-        ones.extend(slot * d + index[card] for slot, card in enumerate(obs["hand"][:h]))
-        at = h * d
+        h = self.hand
+        ones: list[int] = list(map(dict.__getitem__, self._slot_at, obs["hand"]))  # zip stops at h slots
         decision = obs["decision"]
         if decision in BURA_DECISIONS:
-            ones.append(at + BURA_DECISIONS.index(decision))
-        at += 3
-        ones.append(at + SUITS.index(obs["trump"]))
-        at += 4
+            ones.append(self._at_decision + BURA_DECISIONS.index(decision))
+        ones.append(self._at_trump + SUITS.index(obs["trump"]))
         if obs["trump_card"] is not None:
-            ones.append(at + index[obs["trump_card"]])
-        at += d
-        values = {at: obs["stock"] / d}
-        at += 1
+            ones.append(self._trump_card_at[obs["trump_card"]])
+        at = self._at_stock
+        where = [at]
+        values = [obs["stock"] / len(self.deck)]
         trick = obs["trick"]
         if trick is not None:
-            ones.extend(at + index[c] for c in trick["best_cards"])
+            ones += map(self._best_at.__getitem__, trick["best_cards"])
+            face_up = self._face_up_at.__getitem__
             for play in trick["plays"]:
                 if play["face_down"] is False:
-                    ones.extend(at + d + index[c] for c in play["cards"])
-            values[at + 2 * d] = trick["size"] / h
-        at += 2 * d + 1
+                    ones += map(face_up, play["cards"])
+            where.append(self._at_trick_size)
+            values.append(trick["size"] / h)
         seat = obs["seat"]
-        teams = obs["teams"]
-        team = next(t for t in teams if seat in t)
+        side_of = self._sides(obs["teams"])
+        my_side = side_of[seat]
         mine = 0
         by_side: dict[int, int] = {}
+        known = self._known_at.__getitem__
         for owner, pile in enumerate(obs["piles"]):
-            ours = owner in team
-            base = at if ours else at + d
-            ones.extend(base + index[c] for c in pile["face_up"])
-            ones.extend(at + 2 * d + index[c] for c in pile["face_down_known"])
-            seen = bura_points(pile["face_up"]) + bura_points(pile["face_down_known"])
-            if ours:
+            up, down = pile["face_up"], pile["face_down_known"]
+            side = side_of[owner]
+            ones += map((self._mine_at if side == my_side else self._theirs_at).__getitem__, up)
+            ones += map(known, down)
+            seen = bura_points(up) + bura_points(down)
+            if side == my_side:
                 mine += seen
             else:
-                side = next(i for i, t in enumerate(teams) if owner in t)
                 by_side[side] = by_side.get(side, 0) + seen
-        at += 3 * d
-        values[at] = min(mine, 120) / 120
-        values[at + 1] = min(max(by_side.values(), default=0), 120) / 120
-        at += 2
-        values[at] = (obs["claim_target"] or 0) / 120
-        at += 1
+        at = self._at_known_points
         points = obs["match_points"]
-        others = [p for s, p in enumerate(points) if s not in team]
-        values[at] = min(points[seat] / self.target, 1.0)
-        values[at + 1] = min(max(others, default=0) / self.target, 1.0)
-        at += 2
+        others = [p for s, p in enumerate(points) if side_of[s] != my_side]
+        where += (at, at + 1, at + 2, at + 3, at + 4)
+        values += (min(mine, 120) / 120, min(max(by_side.values(), default=0), 120) / 120,
+                   (obs["claim_target"] or 0) / 120,
+                   min(points[seat] / self.target, 1.0), min(max(others, default=0) / self.target, 1.0))
         sizes = obs["hand_sizes"]
         n = len(sizes)
+        at = self._at_sizes
         for k in range(1, min(n, MAX_OTHERS + 1)):
-            values[at + k - 1] = sizes[(seat + k) % n] / h
+            where.append(at + k - 1)
+            values.append(sizes[(seat + k) % n] / h)
         at += MAX_OTHERS
-        values[at] = min(math.log2(max(obs["multiplier"], 1)) / 4, 1.0)
-        at += 1
+        where.append(at)
+        values.append(min(math.log2(max(obs["multiplier"], 1)) / 4, 1.0))
         if obs["lead_limit"] is not None:
-            values[at] = obs["lead_limit"] / h
+            where.append(at + 1)
+            values.append(obs["lead_limit"] / h)
         v = np.zeros(self.size, dtype=np.float32)
         v.put(ones, 1.0)
-        for i, x in values.items():
-            v[i] = x
+        v.put(where, values)
         return v
 
-    def index_of(self, hand: list[str], action: dict[str, Any], slots: dict[str, int] | None = None) -> int:
+    def _slot_tables(self, hand: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+        """Per card of the hand: its lead bit (1 << slot) and its response digit weight (3 ** slot)."""
+        return dict(zip(hand, _BITS, strict=False)), dict(zip(hand, _POWERS_OF_3, strict=False))
+
+    def index_of(self, hand: list[str], action: dict[str, Any],
+                 tables: tuple[dict[str, int], dict[str, int]] | None = None) -> int:
         """The action index of an engine action, given the seat's hand (in the engine's order)."""
         kind = action["type"]
         if kind == "claim":
             return 0
         if kind == "pass":
             return 1
-        if slots is None:
-            slots = {card: i for i, card in enumerate(hand)}
+        bit, weight = tables or self._slot_tables(hand)
         if kind == "lead":
-            mask = sum(1 << slots[c] for c in action["cards"])
-            return 2 + mask - 1
+            return 1 + sum(map(bit.__getitem__, action["cards"]))  # 2 + mask - 1
+        # Digit 1 for every card played, plus 1 more (digit 2) for every hidden one.
         down = action.get("face_down", False)
-        hidden = set(action["cards"]) if down is True else set(down or ())
-        code = sum((2 if c in hidden else 1) * 3 ** slots[c] for c in action["cards"])
-        return 2 + self.leads + code - 1
+        code = sum(map(weight.__getitem__, action["cards"]))
+        if down is True:
+            code *= 2
+        elif down:
+            code += sum(map(weight.__getitem__, down))
+        return 1 + self.leads + code  # 2 + leads + code - 1
 
     def moves(self, state: Any, seat: int, observation: dict[str, Any]) -> list[Move]:
         hand = observation["hand"]
-        slots = {card: i for i, card in enumerate(hand)}
-        found = [(self.index_of(hand, a, slots), a) for a in state.legal_actions(seat)]
-        found.sort(key=lambda m: m[0])
+        tables = self._slot_tables(hand)
+        index_of = self.index_of
+        found = [(index_of(hand, a, tables), a) for a in state.legal_actions(seat)]
+        found.sort(key=_first)
         return found
 
     def describe(self, index: int) -> str:
@@ -334,88 +374,105 @@ class BurracoEncoder(Encoder):
         self.size = sum(n for _, n in self.blocks)
         self._decoded: dict[Any, Any] = {}
         self._deal: Any = None
+        self._table_of: dict[str, Any] | None = None  # the observation self._table_cached was built for
+        self._table_cached: Any = None
+        # The five card-count blocks are one bincount over card positions (block start + text index),
+        # scaled per text (a card counts 1/2, the joker 1/4): no Python loop per card.
+        self._hand_at = self._positions(0)
+        self._pile_at = self._positions(t)
+        self._top_at = self._positions(2 * t)
+        self._mine_at = self._positions(3 * t)
+        self._theirs_at = self._positions(4 * t)
+        weight = np.array([0.25 if card == "X" else 0.5 for card in BURRACO_TEXTS])
+        self._count_weights = np.tile(weight, 5)
+        self._at_decision = 5 * t
+        self._at_locked = self._positions(5 * t + 2)
+        self._at_sizes = 6 * t + 2
+        self._at_candidates = self.size - 4 * CANDIDATES
 
-    def _count(self, v: np.ndarray, at: int, cards) -> None:
-        for card in cards:
-            v[at + self.index[card]] += 0.25 if card == "X" else 0.5
+    def _positions(self, at: int) -> dict[str, int]:
+        return {card: at + i for i, card in enumerate(BURRACO_TEXTS)}
 
     def encode(self, obs: dict[str, Any], candidates: list[dict[str, Any]] | None = None) -> np.ndarray:
         t = len(BURRACO_TEXTS)
-        v = np.zeros(self.size, dtype=np.float32)
-        self._count(v, 0, obs["hand"])
-        at = t
-        self._count(v, at, obs["discard_pile"])
-        if obs["discard_pile"]:
-            v[at + t + self.index[obs["discard_pile"][-1]]] = 1.0
-        at += 2 * t
         team = obs["team"]
-        for meld in obs["melds"]:
-            self._count(v, at if meld["team"] == team else at + t, meld["cards"])
-        np.minimum(v, 1.0, out=v)
-        at += 2 * t
-        v[at + (0 if obs["decision"] == "draw" else 1)] = float(obs["decision"] is not None)
-        at += 2
+        melds = obs["melds"]
+        pile = obs["discard_pile"]
+        counted = list(map(self._hand_at.__getitem__, obs["hand"]))
+        counted += map(self._pile_at.__getitem__, pile)
+        mine, theirs = self._mine_at.__getitem__, self._theirs_at.__getitem__
+        for meld in melds:
+            counted += map(mine if meld["team"] == team else theirs, meld["cards"])
+        v = np.zeros(self.size, dtype=np.float32)
+        counts = np.bincount(counted, minlength=5 * t) * self._count_weights
+        np.minimum(counts, 1.0, out=counts)
+        v[:5 * t] = counts
+        if pile:
+            v[self._top_at[pile[-1]]] = 1.0
+        at = self._at_decision
+        where = [at + (0 if obs["decision"] == "draw" else 1)]
+        values = [float(obs["decision"] is not None)]
         if obs["locked_card"] is not None:
-            v[at + self.index[obs["locked_card"]]] = 1.0
-        at += t
+            where.append(self._at_locked[obs["locked_card"]])
+            values.append(1.0)
+        at = self._at_sizes
         seat, sizes = obs["seat"], obs["hand_sizes"]
-        v[at] = obs["stock"] / 108
-        v[at + 1] = min(sizes[seat] / 22, 1.0)
-        for k in range(1, min(len(sizes), 4)):
-            v[at + 1 + k] = min(sizes[(seat + k) % len(sizes)] / 22, 1.0)
+        n = len(sizes)
+        where += (at, at + 1)
+        values += (obs["stock"] / 108, min(sizes[seat] / 22, 1.0))
+        for k in range(1, min(n, 4)):
+            where.append(at + 1 + k)
+            values.append(min(sizes[(seat + k) % n] / 22, 1.0))
         at += 5
-        v[at] = float(obs["pozzetti"][team]["taken"])
-        v[at + 1] = float(obs["pozzetti"][1 - team]["taken"])
-        at += 2
-        v[at] = float(any(m["burraco"] for m in obs["melds"] if m["team"] == team))
-        v[at + 1] = float(any(m["burraco"] for m in obs["melds"] if m["team"] != team))
-        at += 2
+        pozzetti = obs["pozzetti"]
         target = obs["target"]
         scores = obs["scores"]
-        v[at] = float(np.clip(scores[team] / target, -1.0, 1.0) * 0.5 + 0.5)
-        v[at + 1] = float(np.clip(scores[1 - team] / target, -1.0, 1.0) * 0.5 + 0.5)
-        v[at + 2] = float(obs["last_turn"])
-        v[at + 3] = min(obs["turns_without_stock"] / obs["stalemate_turns"], 1.0)
-        at += 4
-        sizes_of = {m["id"]: len(m["cards"]) for m in obs["melds"]}
-        for k, cand in enumerate((candidates or [])[:CANDIDATES]):
-            base = at + 4 * k
-            v[base] = 1.0
-            v[base + 1] = float(cand["type"] == "add")
-            v[base + 2] = len(cand["cards"]) / 11
-            v[base + 3] = min((len(cand["cards"]) + sizes_of.get(cand.get("meld"), 0)) / 14, 1.0)
+        where += range(at, at + 8)
+        values += (float(pozzetti[team]["taken"]), float(pozzetti[1 - team]["taken"]),
+                   float(any(m["burraco"] for m in melds if m["team"] == team)),
+                   float(any(m["burraco"] for m in melds if m["team"] != team)),
+                   _half_clipped(scores[team] / target), _half_clipped(scores[1 - team] / target),
+                   float(obs["last_turn"]), min(obs["turns_without_stock"] / obs["stalemate_turns"], 1.0))
+        v.put(where, values)
+        if candidates:
+            sizes_of = {m["id"]: len(m["cards"]) for m in melds}
+            slots = [(1.0, float(cand["type"] == "add"), len(cand["cards"]) / 11,
+                      min((len(cand["cards"]) + sizes_of.get(cand.get("meld"), 0)) / 14, 1.0))
+                     for cand in candidates[:CANDIDATES]]
+            at = self._at_candidates
+            v[at:at + 4 * len(slots)] = np.array(slots, dtype=np.float32).ravel()
         return v
+
+    def _table(self, observation: dict[str, Any]) -> Any:
+        """The built-in bots' view of ``observation``, built once for its candidates and its discards."""
+        if observation is not self._table_of:
+            if observation["deal"] != self._deal:
+                self._deal, self._decoded = observation["deal"], {}
+            self._table_cached = burraco_bots._Table(observation, self._decoded, self.rules)
+            self._table_of = observation
+        return self._table_cached
 
     def candidates(self, observation: dict[str, Any]) -> list[dict[str, Any]]:
         """This turn's melds and adds, as the built-in bots find them (every one keeps the turn finishable)."""
         if observation["decision"] != "play":
             return []
-        if observation["deal"] != self._deal:
-            self._deal, self._decoded = observation["deal"], {}
-        table = burraco_bots._Table(observation, self._decoded, self.rules)
+        table = self._table(observation)
         return (burraco_bots._meld_options(table) + burraco_bots._add_options(table))[:CANDIDATES]
 
     def moves(self, state: Any, seat: int, observation: dict[str, Any],
               candidates: list[dict[str, Any]] | None = None) -> list[Move]:
         if observation["decision"] == "draw":
-            found: list[Move] = [(0, {"type": "draw"})]
+            # The engine refuses take_pile only on an empty pile (tests/arena/env check this against it).
             if observation["discard_pile"]:
-                trial = state.clone()
-                try:
-                    trial.apply(seat, {"type": "take_pile"})
-                    found.append((1, {"type": "take_pile"}))
-                except IllegalAction:
-                    pass
-            return found
+                return [(0, {"type": "draw"}), (1, {"type": "take_pile"})]
+            return [(0, {"type": "draw"})]
         if observation["decision"] != "play":
             return []
         if candidates is None:
             candidates = self.candidates(observation)
-        if self._deal != observation["deal"]:
-            self._deal, self._decoded = observation["deal"], {}
-        table = burraco_bots._Table(observation, self._decoded, self.rules)
-        found = [(2 + self.index[card], {"type": "discard", "card": card}) for card in table.discards()]
-        found.sort(key=lambda m: m[0])
+        index = self.index
+        found = [(2 + index[card], {"type": "discard", "card": card}) for card in self._table(observation).discards()]
+        found.sort(key=_first)
         found += [(self.first_candidate + k, cand) for k, cand in enumerate(candidates)]
         return found
 
@@ -427,6 +484,11 @@ class BurracoEncoder(Encoder):
         if index < self.first_candidate:
             return f"discard {BURRACO_TEXTS[index - 2]}"
         return f"meld or add candidate {index - self.first_candidate}"
+
+
+def _half_clipped(x: float) -> float:
+    """x clipped to [-1, 1], mapped to [0, 1]."""
+    return min(max(x, -1.0), 1.0) * 0.5 + 0.5
 
 
 def encoder_for(game: str, rules: Any, state: Any) -> Encoder:
