@@ -471,7 +471,9 @@ class BurracoEncoder(Encoder):
         if candidates is None:
             candidates = self.candidates(observation)
         index = self.index
-        found = [(2 + index[card], {"type": "discard", "card": card}) for card in self._table(observation).discards()]
+        discards = self._table(observation).discards()
+        self._table_of = None  # kept only from candidates() to moves() of one position, never across positions
+        found = [(2 + index[card], {"type": "discard", "card": card}) for card in discards]
         found.sort(key=_first)
         found += [(self.first_candidate + k, cand) for k, cand in enumerate(candidates)]
         return found
