@@ -50,6 +50,41 @@ def _lead_sets(hand: list[str], limit: int) -> list[tuple[str, ...]]:
     return sets
 
 
+def _as_built(event: dict) -> dict:
+    return event
+
+
+def _play_event(data: tuple) -> dict:
+    """A set played: (deal, seat, cards, those face down, the pairing that beats or None, a lead?)."""
+    deal, seat, cards, down, pairs, lead = data
+    if lead:
+        return {"type": "play", "deal": deal, "seat": seat, "lead": True, "cards": list(cards), "face_down": False}
+    mixed = 0 < len(down) < len(cards)
+    event = {"type": "play", "deal": deal, "seat": seat, "lead": False,
+             "cards": [c for c in cards if c not in down] + list(down) if mixed else list(cards),
+             "face_down": list(down) if mixed else bool(down), "beats": pairs is not None}
+    if pairs is not None:
+        event["pairing"] = [list(p) for p in pairs]
+    return event
+
+
+def _trick_event(data: tuple) -> dict:
+    deal, taker, face_up, face_down, pile_count = data
+    return {"type": "trick", "deal": deal, "taker": taker, "face_up": face_up,
+            "face_down": [{"seat": seat, "cards": list(down)} for seat, down in face_down], "pile_count": pile_count}
+
+
+def _pass_event(data: tuple) -> dict:
+    deal, seat = data
+    return {"type": "pass", "deal": deal, "seat": seat}
+
+
+def _draw_event(data: tuple) -> dict:
+    deal, draws, stock = data
+    return {"type": "draw", "deal": deal, "draws": [{"seat": seat, "card": card} for seat, card in draws],
+            "stock": stock}
+
+
 class BuraMatch:
     """The match state the referee drives: ``to_move``, ``observation``, ``legal_actions``, ``apply``…"""
 
@@ -80,7 +115,12 @@ class BuraMatch:
         self.deals_played = 0  # deals that were played (redeals excluded), for ``match=deals:N``
         self.deal_records: list[dict] = []
         self.ended_by: str | None = None
-        self._log: list[tuple] = []  # (full event, view function or None, view argument)
+        # The log as (build, data, view function or None, view argument): the full event is build(data).
+        # The events of a trick are built only when somebody reads them (training runs never do), from
+        # data that no later play changes; ``_built`` holds the events of the log's start once read, as
+        # (full event, view, view argument).
+        self._log: list[tuple] = []
+        self._built: list[tuple] = []
         # What the last ``legal_actions`` call listed for the decision now: (actions, their card sets,
         # face-down flags per set or ()); ``apply`` takes one of those dicts without validating it again.
         self._issued: tuple[list[dict], list[tuple[str, ...]], tuple[bool, ...]] | None = None
@@ -287,7 +327,10 @@ class BuraMatch:
     def events(self, seat: int | None, start: int = 0) -> list[dict]:
         if seat is not None:
             self._check_seat(seat)
-        log = self._log[start:] if start > 0 else self._log
+        built = self._built
+        if len(built) < len(self._log):
+            built.extend((build(data), view, arg) for build, data, view, arg in self._log[len(built):])
+        log = built[start:] if start > 0 else built
         if seat is None:
             return [full for full, _, _ in log]
         return [full if view is None else view(full, seat, arg) for full, view, arg in log]
@@ -419,7 +462,7 @@ class BuraMatch:
 
     # ------------------------------------------------------------------ events
     def _emit(self, event: dict, view=None, arg=None) -> None:
-        self._log.append((event, view, arg))
+        self._log.append((_as_built, event, view, arg))
 
     # ------------------------------------------------------------------ a deal
     def _deal_from(self, dealer: int | None) -> None:
@@ -514,8 +557,7 @@ class BuraMatch:
         self.forced_lead = None  # it binds only the trick right after the announcement
         self.best_seat, self.best_cards = seat, cards
         self.responders = [s for s in self.turn_order[seat][1:] if self.hands[s]]
-        self._emit({"type": "play", "deal": self.deal_no, "seat": seat, "lead": True, "cards": list(cards),
-                    "face_down": False})
+        self._log.append((_play_event, (self.deal_no, seat, cards, (), None, True), None, None))
         self._next_responder()
 
     def _respond(self, seat: int, cards: tuple[str, ...], down: tuple[str, ...]) -> None:
@@ -524,17 +566,10 @@ class BuraMatch:
             hand.remove(card)
         pairs = None if down else pairing(cards, self.best_cards, self.trump)  # a set with a hidden card never beats
         self.trick_plays.append((seat, cards, down))
-        mixed = 0 < len(down) < len(cards)
-        event = {"type": "play", "deal": self.deal_no, "seat": seat, "lead": False,
-                 "cards": [c for c in cards if c not in down] + list(down) if mixed else list(cards),
-                 "face_down": list(down) if mixed else bool(down), "beats": pairs is not None}
         if pairs is not None:
-            event["pairing"] = [list(p) for p in pairs]
             self.best_seat, self.best_cards = seat, cards
-        if down:
-            self._emit(event, views.view_face_down_play, seat)
-        else:
-            self._emit(event)
+        self._log.append((_play_event, (self.deal_no, seat, cards, down, pairs, False),
+                          views.view_face_down_play if down else None, seat))
         self._next_responder()
 
     def _next_responder(self) -> None:
@@ -552,7 +587,7 @@ class BuraMatch:
             pile.extend(cards)
             if down:
                 self.pile_down[taker].extend((c, seat) for c in down)
-                face_down.append({"seat": seat, "cards": list(down)})
+                face_down.append((seat, down))
                 self._learn_face_down(taker, seat, down)
                 if len(down) < len(cards):
                     face_up.extend(c for c in cards if c not in down)
@@ -562,12 +597,8 @@ class BuraMatch:
         pile_up.extend(face_up)
         pile_up.sort(key=card_sort_key)
         self.tricks_won[taker] += 1
-        event = {"type": "trick", "deal": self.deal_no, "taker": taker, "face_up": face_up,
-                 "face_down": face_down, "pile_count": len(pile)}
-        if face_down:
-            self._emit(event, views.view_trick, self.rules.discard == "shown_to_taker")
-        else:
-            self._emit(event)
+        self._log.append((_trick_event, (self.deal_no, taker, face_up, face_down, len(pile)),
+                          views.view_trick if face_down else None, self.rules.discard == "shown_to_taker"))
         self.trick_plays = []
         self.trick_leader = self.leader
         self.leader = taker
@@ -590,7 +621,7 @@ class BuraMatch:
                 c for c, by in down if views.seat_knows_face_down(self, viewer, owner, by))
 
     def _pass_claim(self, seat: int) -> None:
-        self._emit({"type": "pass", "deal": self.deal_no, "seat": seat})
+        self._log.append((_pass_event, (self.deal_no, seat), None, None))
         self._after_trick()
 
     def _claim(self, seat: int) -> None:
@@ -642,13 +673,12 @@ class BuraMatch:
                 if len(hand) < size and stock:
                     card = stock.pop()
                     insort(hand, card, key=card_sort_key)
-                    draws.append({"seat": seat, "card": card})
+                    draws.append((seat, card))
                     if card == trump_card:
                         self.trump_in_stock = False
         if not draws:
             return False
-        self._log.append(({"type": "draw", "deal": self.deal_no, "draws": draws, "stock": len(stock)},
-                          views.view_draw, trump_card))
+        self._log.append((_draw_event, (self.deal_no, draws, len(stock)), views.view_draw, trump_card))
         return True
 
     def _team_points(self) -> list[int]:
