@@ -24,10 +24,13 @@ LEAD = "lead"
 RESPOND = "respond"
 CLAIM = "claim"
 OVER = "over"
+PASS = "pass"
 
 _ACTION_KEYS = {LEAD: {"type", "cards"}, RESPOND: {"type", "cards", "face_down"},
                 CLAIM: {"type"}, "pass": {"type"}}
-_ACTION_TYPES = {CLAIM: (CLAIM, "pass"), LEAD: (LEAD,), RESPOND: (RESPOND,)}  # per decision
+_ACTION_TYPES = {CLAIM: (CLAIM, PASS), LEAD: (LEAD,), RESPOND: (RESPOND,)}  # per decision
+_BOTH_WAYS = (False, True)  # a response's face-down flags, in the order they are listed
+_FACE_UP = (False,)  # discard=open: face-up responses only
 
 
 def _by_suit(hand: list[str]) -> list[list[str]]:
@@ -231,7 +234,7 @@ class BuraMatch:
                 return []
         phase = self.phase
         if phase == CLAIM:
-            return [{"type": "claim"}, {"type": "pass"}]
+            return [{"type": CLAIM}, {"type": PASS}]
         hand = self.hands[seat]
         if phase == LEAD:
             if self.forced_lead is not None:  # rare: out_of_turn_lead=whole_hand after a combination
@@ -239,7 +242,7 @@ class BuraMatch:
                 if forced is not None:
                     return [{"type": LEAD, "cards": list(forced)}]
             sets = _lead_sets(hand, self.leader_limit)
-            actions: list[dict[str, Any]] = [{"type": LEAD, "cards": list(cs)} for cs in sets]
+            actions = [{"type": LEAD, "cards": list(cs)} for cs in sets]
             self._issued = (actions, sets, ())
             return actions
         sets = list(combinations(hand, len(self.best_cards)))
@@ -256,41 +259,33 @@ class BuraMatch:
             return actions
         if self.rules.discard == "open":
             actions = [{"type": RESPOND, "cards": list(cs), "face_down": False} for cs in sets]
-            self._issued = (actions, sets, ())
+            self._issued = (actions, sets, _FACE_UP)
             return actions
+        # One comprehension for both flags of every set: the respond list is the longest one built.
         actions = []
         for cs in sets:
             actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
             actions.append({"type": RESPOND, "cards": list(cs), "face_down": True})
-        self._issued = (actions, sets, (False, True))
+        self._issued = (actions, sets, _BOTH_WAYS)
         return actions
 
-    def _issued_move(self, action) -> tuple[tuple[str, ...], bool] | None:
+    def _listed_move(self, issued: tuple, action) -> tuple[tuple[str, ...], bool] | None:
         """(cards, face down) when ``action`` is one of the dicts the last ``legal_actions`` call listed for
         this decision and still reads as it was listed; None otherwise (then it is validated in full)."""
-        issued = self._issued
-        if issued is None:
-            return None
         actions, sets, downs = issued
-        self._issued = None
         for i in range(len(actions)):
             if actions[i] is action:
                 break
         else:
             return None
-        cards: tuple[str, ...]
-        down: bool
-        if downs:  # responses with face-up / face-down pairs
-            cards, down = sets[i >> 1], downs[i & 1]
+        if downs:  # responses, a face-up and a face-down dict per set with discard other than open
+            down = downs[i % len(downs)]
+            cards = sets[i // len(downs)]
             if len(action) != 3 or action.get("type") is not RESPOND or action.get("face_down") is not down:
                 return None
-        elif self.phase == LEAD:
+        else:  # leads
             cards, down = sets[i], False
             if len(action) != 2 or action.get("type") is not LEAD:
-                return None
-        else:  # discard=open: face-up responses only
-            cards, down = sets[i], False
-            if len(action) != 3 or action.get("type") is not RESPOND or action.get("face_down") is not False:
                 return None
         raw = action.get("cards")
         if raw.__class__ is not list or tuple(raw) != cards:
@@ -303,14 +298,25 @@ class BuraMatch:
             raise IllegalAction("match-over", "the match is over")
         if seat != self.current:
             raise IllegalAction("not-your-turn", f"it is seat {self.current}'s turn, not seat {seat!r}'s")
-        if self._issued is not None:
-            move = self._issued_move(action)
+        issued = self._issued
+        if issued is not None:
+            self._issued = None
+            move = self._listed_move(issued, action)
             if move is not None:
                 listed, hidden = move
                 if self.phase == LEAD:
                     self._lead(seat, listed)
                 else:
                     self._respond(seat, listed, listed if hidden else ())
+                return
+        elif self.phase == CLAIM and action.__class__ is dict and len(action) == 1:
+            # The common answer, a plain {"type": "pass"} or {"type": "claim"}: the shape check in short.
+            kind = action.get("type")
+            if kind == PASS:
+                self._pass_claim(seat)
+                return
+            if kind == CLAIM:
+                self._claim(seat)
                 return
         kind = self._check_shape(action)
         if self.phase == CLAIM:
