@@ -50,16 +50,30 @@ class Resolution:
     playoff: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
 
 
+# The cheap first test counts, in one sum over the hand, the cards of each suit and the aces, tens and
+# sixes, each count in a 4-bit field started at 8 - (the count that could make a combination): a field
+# reaches its top bit exactly when its count does (a hand holds at most 6 cards, so a field never spills).
+_FIELD_TOP = 0b1000
+_COUNTED_RANKS = "AT6"
+_CARD_COUNTS = {card: (1 << 4 * "SHDC".index(card[1])) +
+                (1 << 4 * (4 + _COUNTED_RANKS.index(card[0])) if card[0] in _COUNTED_RANKS else 0)
+                for card in (r + s for r in "ATKQJ9876" for s in "SHDC")}
+_TOPS = sum(_FIELD_TOP << 4 * field for field in range(4 + len(_COUNTED_RANKS)))
+
+
+def _counts_start(size: int) -> int:
+    suits = sum((_FIELD_TOP - size) << 4 * field for field in range(4))
+    return suits + sum((_FIELD_TOP - 3) << 4 * field for field in range(4, 4 + len(_COUNTED_RANKS)))
+
+
+_START = {size: _counts_start(size) for size in SIZE.values()}
+
+
 def _may_hold_one(hand: Sequence[str], size: int) -> bool:
-    """A cheap first test: a combination is `size` cards of one suit, or three or more aces, tens or sixes.
-    ``hand`` is in card order (grouped by suit), as the match keeps every hand."""
+    """A cheap first test: a combination is `size` cards of one suit, or three or more aces, tens or sixes."""
     if len(hand) < size:
         return False
-    for i in range(len(hand) - size + 1):  # `size` cards of one suit lie side by side
-        if hand[i][1] == hand[i + size - 1][1]:
-            return True
-    ranks = "".join(hand)[::2]  # every card is two letters, rank then suit
-    return ranks.count("A") >= 3 or ranks.count("T") >= 3 or ranks.count("6") >= 3
+    return bool((_START[size] + sum(map(_CARD_COUNTS.__getitem__, hand))) & _TOPS)
 
 
 def _highest(cards: Sequence[str], count: int, trump: str) -> list[str]:
@@ -142,9 +156,14 @@ def resolve_combinations(hands: Sequence[Sequence[str]], trump: str, rules, firs
     full = rules.hand
     holders: list[Combination] = []  # in turn order from ``first``
     n = len(hands)
+    start = _START[size]
+    counts = _CARD_COUNTS.__getitem__
+    # The cheap test first, over every hand: most hands are not one suit and hold fewer than three aces,
+    # tens or sixes, so most calls end here.
+    if not any(len(hand) == full and (start + sum(map(counts, hand))) & _TOPS for hand in hands):
+        return None
     for seat in (*range(first, n), *range(first)):
         hand = hands[seat]
-        # The cheap test inline: most hands are not one suit and hold fewer than three aces, tens or sixes.
         if len(hand) != full or not _may_hold_one(hand, size):
             continue
         combo = best_of_hand(seat, hand, trump, rules)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 from bisect import insort
 from itertools import combinations
-from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import IllegalAction
@@ -109,8 +108,14 @@ class BuraMatch:
         n = self.num_seats = rules.players
         # turn_order[s]: every seat clockwise starting with s (the order of leading, responding and drawing)
         self.turn_order = [tuple((s + i) % n for i in range(n)) for s in range(n)]
+        self._others_after = [order[1:] for order in self.turn_order]
+        self._claims_allowed = rules.claims_allowed
+        self.claim_target = rules.claim_target  # read by every observation
+        self.rubber = rules.match_kind == "rubber"
+        self._shown_to_taker = rules.discard == "shown_to_taker"
         self.teams = [[0, 2], [1, 3]] if rules.teams else [[s] for s in range(n)]
         self.team_of = [next(t for t, members in enumerate(self.teams) if s in members) for s in range(n)]
+        self.observation_template = views.observation_template(self)
         self.team_penalties = [0] * len(self.teams)
         self.team_wins = [0] * len(self.teams)
         self.multiplier = 1
@@ -562,7 +567,8 @@ class BuraMatch:
         self.trick_plays = [(seat, cards, ())]
         self.forced_lead = None  # it binds only the trick right after the announcement
         self.best_seat, self.best_cards = seat, cards
-        self.responders = [s for s in self.turn_order[seat][1:] if self.hands[s]]
+        hands = self.hands
+        self.responders = [s for s in self._others_after[seat] if hands[s]]
         self._log.append((_play_event, (self.deal_no, seat, cards, (), None, True), None, None))
         self._next_responder()
 
@@ -604,11 +610,11 @@ class BuraMatch:
         pile_up.sort(key=card_sort_key)
         self.tricks_won[taker] += 1
         self._log.append((_trick_event, (self.deal_no, taker, face_up, face_down, len(pile)),
-                          views.view_trick if face_down else None, self.rules.discard == "shown_to_taker"))
+                          views.view_trick if face_down else None, self._shown_to_taker))
         self.trick_plays = []
         self.trick_leader = self.leader
         self.leader = taker
-        if self.rules.claims_allowed:
+        if self._claims_allowed:
             self.phase, self.current = CLAIM, taker
         else:
             self._after_trick()

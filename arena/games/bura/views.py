@@ -21,51 +21,55 @@ def seat_knows_face_down(state, seat: int, pile_owner: int, played_by: int) -> b
     return pile_owner == seat and state.rules.discard == "shown_to_taker"
 
 
+def observation_template(state) -> dict:
+    """The observation's keys in their order, with the values that stay the same for the whole match.
+
+    Copying a prepared dict and filling in its values costs far less than building a 23-key dict anew,
+    and every observation is a fresh copy (its ``teams`` is the match's own list, as it always was).
+    """
+    return {"game": "bura", "seat": None, "to_move": None, "decision": None, "deal": None, "dealer": None,
+            "hand": None, "trump": None, "trump_card": None, "stock": None, "hand_sizes": None,
+            "lead_limit": None, "forced_lead": None, "trick": None, "piles": None,
+            "claim_target": state.claim_target, "combinations": None, "teams": state.teams, "penalties": None,
+            "deals_won": None, "match_points": None, "multiplier": None}
+
+
 def observation(state, seat: int) -> dict:
-    rules = state.rules
     phase = state.phase
-    decision = phase if seat == state.current else None
-    piles = [{"count": len(pile), "face_up": list(up), "face_down_known": list(known)}
-             for pile, up, known in zip(state.piles, state.pile_up,
-                                                       state.known_down[seat], strict=True)]
-    trick = None
+    to_move = state.current
+    seen = state.observation_template.copy()
+    seen["seat"] = seat
+    seen["to_move"] = to_move
+    if seat == to_move:
+        seen["decision"] = phase
+        if phase == "lead":
+            seen["lead_limit"] = state.leader_limit
+            if state.forced_lead is not None:
+                forced = state._forced_cards()
+                seen["forced_lead"] = None if forced is None else list(forced)
+    seen["deal"] = state.deal_no
+    seen["dealer"] = state.dealer
+    seen["hand"] = state.hands[seat][:]
+    seen["trump"] = state.trump
+    seen["trump_card"] = state.trump_card if state.trump_in_stock else None
+    seen["stock"] = len(state.stock)
+    seen["hand_sizes"] = list(map(len, state.hands))
     if phase == "respond":
         plays = [_play_view(s, cards, down, seat) for s, cards, down in state.trick_plays]
-        trick = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
-                 "best_cards": list(state.best_cards), "size": len(state.best_cards)}
+        seen["trick"] = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
+                         "best_cards": list(state.best_cards), "size": len(state.best_cards)}
+    known, face_up = state.known_down[seat], state.pile_up
+    seen["piles"] = [{"count": len(pile), "face_up": face_up[owner][:], "face_down_known": known[owner][:]}
+                     for owner, pile in enumerate(state.piles)]
+    seen["combinations"] = state.announced[:]
     team_of = state.team_of
     penalties = list(map(state.team_penalties.__getitem__, team_of))
     won = list(map(state.team_wins.__getitem__, team_of))
-    leading = decision == "lead"
-    return {
-        "game": "bura",
-        "seat": seat,
-        "to_move": state.current,
-        "decision": decision,
-        "deal": state.deal_no,
-        "dealer": state.dealer,
-        "hand": list(state.hands[seat]),
-        "trump": state.trump,
-        "trump_card": state.trump_card if state.trump_in_stock else None,
-        "stock": len(state.stock),
-        "hand_sizes": list(map(len, state.hands)),
-        "lead_limit": state.leader_limit if leading else None,
-        "forced_lead": _forced_lead(state) if leading else None,
-        "trick": trick,
-        "piles": piles,
-        "claim_target": rules.claim_target,
-        "combinations": list(state.announced),
-        "teams": state.teams,
-        "penalties": penalties,
-        "deals_won": won,
-        "match_points": list(won) if rules.match_kind == "rubber" else list(penalties),
-        "multiplier": state.multiplier,
-    }
-
-
-def _forced_lead(state) -> list[str] | None:
-    forced = None if state.forced_lead is None else state._forced_cards()
-    return None if forced is None else list(forced)
+    seen["penalties"] = penalties
+    seen["deals_won"] = won
+    seen["match_points"] = won[:] if state.rubber else penalties[:]
+    seen["multiplier"] = state.multiplier
+    return seen
 
 
 def _play_view(player: int, cards, down, seat: int) -> dict:
