@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from bisect import insort
 from itertools import combinations
+from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import IllegalAction
@@ -28,6 +29,10 @@ PASS = "pass"
 _ACTION_KEYS = {LEAD: {"type", "cards"}, RESPOND: {"type", "cards", "face_down"},
                 CLAIM: {"type"}, "pass": {"type"}}
 _ACTION_TYPES = {CLAIM: (CLAIM, PASS), LEAD: (LEAD,), RESPOND: (RESPOND,)}  # per decision
+# Actions are copies of these filled with their cards: copying a small dict is cheaper than building it.
+_LEAD_ACTION: dict[str, Any] = {"type": LEAD, "cards": []}
+_FACE_UP_RESPONSE: dict[str, Any] = {"type": RESPOND, "cards": [], "face_down": False}
+_FACE_DOWN_RESPONSE: dict[str, Any] = {"type": RESPOND, "cards": [], "face_down": True}
 _BOTH_WAYS = (False, True)  # a response's face-down flags, in the order they are listed
 _FACE_UP = (False,)  # discard=open: face-up responses only
 
@@ -247,12 +252,16 @@ class BuraMatch:
                 if forced is not None:
                     return [{"type": LEAD, "cards": list(forced)}]
             sets = _lead_sets(hand, self.leader_limit)
-            actions = [{"type": LEAD, "cards": list(cs)} for cs in sets]
+            actions: list[dict] = []
+            for cs in sets:
+                action = _LEAD_ACTION.copy()
+                action["cards"] = [*cs]
+                actions.append(action)
             self._issued = (actions, sets, ())
             return actions
         sets = list(combinations(hand, len(self.best_cards)))
+        actions = []
         if self._mixed_sets:
-            actions = []
             may_hide = self.rules.discard != "open"
             for cs in sets:
                 actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
@@ -262,16 +271,16 @@ class BuraMatch:
                     for down in combinations(cs, size):
                         actions.append({"type": RESPOND, "cards": list(cs), "face_down": list(down)})
             return actions
-        if self.rules.discard == "open":
-            actions = [{"type": RESPOND, "cards": list(cs), "face_down": False} for cs in sets]
-            self._issued = (actions, sets, _FACE_UP)
-            return actions
-        # One comprehension for both flags of every set: the respond list is the longest one built.
-        actions = []
+        may_hide = self.rules.discard != "open"
         for cs in sets:
-            actions.append({"type": RESPOND, "cards": list(cs), "face_down": False})
-            actions.append({"type": RESPOND, "cards": list(cs), "face_down": True})
-        self._issued = (actions, sets, _BOTH_WAYS)
+            action = _FACE_UP_RESPONSE.copy()
+            action["cards"] = [*cs]
+            actions.append(action)
+            if may_hide:
+                action = _FACE_DOWN_RESPONSE.copy()
+                action["cards"] = [*cs]
+                actions.append(action)
+        self._issued = (actions, sets, _BOTH_WAYS if may_hide else _FACE_UP)
         return actions
 
     def _listed_move(self, issued: tuple, action) -> tuple[tuple[str, ...], bool] | None:
