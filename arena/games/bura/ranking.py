@@ -49,7 +49,8 @@ def pairing(cards: Sequence[str], target: Sequence[str], trump: str) -> list[tup
     if len(cards) != len(target):
         return None
     if len(cards) == 1:  # the common case, no matching needed
-        return [(cards[0], target[0])] if beats(cards[0], target[0], trump) else None
+        card, beaten = cards[0], target[0]
+        return [(card, beaten)] if beats(card, beaten, trump) else None
     options = []
     for beaten in target:
         beaters = [i for i, c in enumerate(cards) if beats(c, beaten, trump)]

@@ -37,23 +37,23 @@ _BOTH_WAYS = (False, True)  # a response's face-down flags, in the order they ar
 _FACE_UP = (False,)  # discard=open: face-up responses only
 
 
-def _by_suit(hand: list[str]) -> list[list[str]]:
-    """The hand's cards split by suit, suits in card order (the hand is kept in card order)."""
-    suits: dict[str, list[str]] = {}
-    for card in hand:
-        suits.setdefault(card[1], []).append(card)
-    return list(suits.values())
-
-
 def _lead_sets(hand: list[str], limit: int) -> list[tuple[str, ...]]:
-    """Every lead of 1..limit cards of one suit, suit by suit in card order."""
+    """Every lead of 1..limit cards of one suit, suit by suit in card order.
+
+    The hand is kept in card order, so each suit's cards lie side by side: one pass finds every run."""
     sets: list[tuple[str, ...]] = []
-    for same in _by_suit(hand):
-        if len(same) == 1:  # the common case, a lone card of its suit: no sets to list
-            sets.append((same[0],))
+    first = 0  # where the run of the current suit starts
+    end = len(hand)
+    for i in range(1, end + 1):
+        if i < end and hand[i][1] == hand[first][1]:
             continue
-        for size in range(1, min(limit, len(same)) + 1):
-            sets.extend(combinations(same, size))
+        if i - first == 1:  # the common case, a lone card of its suit: no sets to list
+            sets.append((hand[first],))
+        else:
+            same = hand[first:i]
+            for size in range(1, min(limit, i - first) + 1):
+                sets.extend(combinations(same, size))
+        first = i
     return sets
 
 
@@ -632,7 +632,10 @@ class BuraMatch:
         hands = self.hands
         self.responders = [s for s in self._others_after[seat] if hands[s]]
         self._log.append((_play_event, (self.deal_no, seat, cards, (), None, True), None, None))
-        self._next_responder()
+        if self.responders:  # _next_responder inline, on the path of every lead
+            self.phase, self.current = RESPOND, self.responders.pop(0)
+        else:
+            self._take_trick()
 
     def _respond(self, seat: int, cards: tuple[str, ...], down: tuple[str, ...]) -> None:
         hand = self.hands[seat]
@@ -741,7 +744,7 @@ class BuraMatch:
         trump_card = self.trump_card
         draws = []
         # One round per card the shortest hand lacks: in each, every seat still short draws one card.
-        for _ in range(size - min(len(hands[seat]) for seat in order)):
+        for _ in range(size - min(map(len, hands))):
             for seat in order:
                 hand = hands[seat]
                 if len(hand) < size and stock:
