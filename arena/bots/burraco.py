@@ -14,6 +14,7 @@ team has its pozzetto and a burraco, melding everything but one natural card and
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from arena.games.burraco.melds import (
     POSITION_RANK,
@@ -81,9 +82,8 @@ class _Table:
         return turn_end_problem(rest, locked, self.took_pozzetto, self.has_burraco or meld.is_burraco) is None
 
     def try_new(self, cards: list[str]) -> Meld | None:
-        try:
-            meld = make_meld(cards, team=self.team, meld_id=-1)
-        except MeldError:
+        meld = _new_meld(tuple(cards), self.team)
+        if meld is None:
             return None
         if meld.kind == "set" and self.forbid_duplicate_sets and any(
                 m.kind == "set" and m.rank == meld.rank for m in self.own):
@@ -91,9 +91,8 @@ class _Table:
         return meld if self.playable(cards, meld) else None
 
     def try_add(self, meld: Meld, cards: list[str]) -> Meld | None:
-        try:
-            grown = extend_meld(meld, cards)
-        except MeldError:
+        grown = _grown_meld(meld, tuple(cards))
+        if grown is None:
             return None
         return grown if self.playable(cards, grown) else None
 
@@ -146,6 +145,38 @@ class RandomBot(_Bot):
                 if found:
                     return self.rng.choice(found)
         return {"type": "discard", "card": self.rng.choice(table.discards())}
+
+
+@lru_cache(maxsize=4096)
+def _new_meld(cards: tuple[str, ...], team: int) -> Meld | None:
+    """The meld these cards make, or None. Remembered: a hand offers the same candidate melds turn after
+    turn until they are put down, and checking one is most of the candidate search (melds never change)."""
+    try:
+        return make_meld(cards, team=team, meld_id=-1)
+    except MeldError:
+        return None
+
+
+_GROWN: dict[tuple, Meld | None] = {}
+GROWN_REMEMBERED = 4096
+
+
+def _grown_meld(meld: Meld, cards: tuple[str, ...]) -> Meld | None:
+    """The meld with these cards added, or None; remembered like _new_meld, by everything the meld holds
+    (a decoded meld is a new object each deal, so not by the object)."""
+    key = (meld.id, meld.team, meld.kind, meld.cards, meld.wild, meld.rank, meld.suit, meld.low, cards)
+    try:
+        return _GROWN[key]
+    except KeyError:
+        pass
+    try:
+        grown: Meld | None = extend_meld(meld, list(cards))
+    except MeldError:
+        grown = None
+    if len(_GROWN) >= GROWN_REMEMBERED:
+        _GROWN.clear()
+    _GROWN[key] = grown
+    return grown
 
 
 def _add_options(table: _Table) -> list[dict]:
