@@ -57,6 +57,23 @@ class PlayItOut:
         return self.bot.act(observation, legal_actions)
 
 
+def play_match(game: str, rules, match_no: int, *, play_out: bool, observe: bool) -> tuple[int, int]:
+    """(deals, actions) of the bench's ``match_no``-th seeded random-bot match."""
+    seed = derive_seed(20240601, match_no)
+    state = new_match(rules, seed)
+    bots = [make_bot(game, "random", seat, rules, derive_seed(seed, 7, seat)) for seat in range(state.num_seats)]
+    if play_out:
+        bots = [PlayItOut(bot) for bot in bots]
+    actions = 0
+    while not state.is_over():
+        seat = state.to_move()
+        legal = state.legal_actions(seat)
+        observation = state.observation(seat) if observe or legal is None else None
+        state.apply(seat, bots[seat].act(observation, legal))
+        actions += 1
+    return sum(1 for d in state.outcome()["deals"] if d.get("reason") != "redeal"), actions
+
+
 def run_preset(game: str, rules, seconds: float, *, play_out: bool = False,
                observe: bool = True) -> tuple[int, int, float]:
     """(deals, actions, elapsed seconds) for random-bot matches played back to back for ``seconds``."""
@@ -65,19 +82,10 @@ def run_preset(game: str, rules, seconds: float, *, play_out: bool = False,
     start = time.process_time()
     deadline = start + seconds
     while time.process_time() < deadline:
-        seed = derive_seed(20240601, match_no)
+        played, taken = play_match(game, rules, match_no, play_out=play_out, observe=observe)
         match_no += 1
-        state = new_match(rules, seed)
-        bots = [make_bot(game, "random", seat, rules, derive_seed(seed, 7, seat)) for seat in range(state.num_seats)]
-        if play_out:
-            bots = [PlayItOut(bot) for bot in bots]
-        while not state.is_over():
-            seat = state.to_move()
-            legal = state.legal_actions(seat)
-            observation = state.observation(seat) if observe or legal is None else None
-            state.apply(seat, bots[seat].act(observation, legal))
-            actions += 1
-        deals += sum(1 for d in state.outcome()["deals"] if d.get("reason") != "redeal")
+        deals += played
+        actions += taken
     return deals, actions, time.process_time() - start
 
 

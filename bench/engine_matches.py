@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import argparse
 
-from engine import PlayItOut
+from engine import play_match
 
-from arena.bots import make_bot
-from arena.cards import derive_seed
-from arena.games import new_match, resolve
+from arena.games import resolve
 
 
 def play(preset: str, matches: int, observe: bool) -> tuple[int, int]:
@@ -24,17 +22,9 @@ def play(preset: str, matches: int, observe: bool) -> tuple[int, int]:
     game, rules = resolve(preset)
     deals = actions = 0
     for match_no in range(matches):
-        seed = derive_seed(20240601, match_no)
-        state = new_match(rules, seed)
-        bots = [PlayItOut(make_bot(game, "random", seat, rules, derive_seed(seed, 7, seat)))
-                for seat in range(state.num_seats)]
-        while not state.is_over():
-            seat = state.to_move()
-            legal = state.legal_actions(seat)
-            observation = state.observation(seat) if observe or legal is None else None
-            state.apply(seat, bots[seat].act(observation, legal))
-            actions += 1
-        deals += sum(1 for d in state.outcome()["deals"] if d.get("reason") != "redeal")
+        played, taken = play_match(game, rules, match_no, play_out=True, observe=observe)
+        deals += played
+        actions += taken
     return deals, actions
 
 

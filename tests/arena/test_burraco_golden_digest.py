@@ -12,7 +12,6 @@ digests were recorded from a184830; any change in behaviour changes one.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import random
 from collections.abc import Iterator
 
@@ -20,8 +19,8 @@ import pytest
 
 from arena.bots import make_bot
 from arena.cards import derive_seed
-from arena.games.base import IllegalAction
 from arena.games.burraco import PRESETS, new_match
+from tests.arena.golden import attempt, digest_of
 
 OPTION_SETS = {
     "burraco": [{}, {"target": 300, "duplicate_sets": "forbidden", "stalemate_turns": 4},
@@ -78,37 +77,25 @@ def transcript(preset: str, options: dict, seed: int, bot_names=("random",)) -> 
         if step % 17 == 0:
             yield repr([state.events(seat, rng.choice([0, -3, 5])) for seat in cursors])
         if state.is_over():
-            yield _attempt(state, 0, {"type": "draw"})
+            yield attempt(state, 0, {"type": "draw"})
             return
         mover = state.to_move()
         if rng.random() < 0.3:
             for probe_seat, action in probes(state, mover, rng):
-                yield _attempt(state, probe_seat, action)
+                yield attempt(state, probe_seat, action)
                 if state.to_move() != mover or state.observation(mover)["decision"] != "play":
                     break
             continue
         state.apply(mover, bots[mover].act(state.observation(mover), state.legal_actions(mover)))
 
 
-def _attempt(state, seat, action) -> str:
-    try:
-        state.apply(seat, action)
-    except IllegalAction as e:
-        return repr(("rejected", e.rule, e.detail, str(e)))
-    return repr(("played", seat, action))
-
-
 def digest(preset: str, options: dict, seed: int) -> str:
-    sha = hashlib.sha256()
-    for line in transcript(preset, options, seed):
-        sha.update(line.encode())
-        sha.update(b"\n")
-    return sha.hexdigest()
+    return digest_of(transcript(preset, options, seed))
 
 
 CASES = [(preset, i, seed) for preset, sets in OPTION_SETS.items() for i in range(len(sets)) for seed in SEEDS]
 
-# Recorded from a184830 with: python tests/arena/test_burraco_golden_digest.py
+# Recorded from a184830 with: python -m tests.arena.test_burraco_golden_digest
 GOLDEN = {
     "burraco/0/3": "0f212928303d850eee13825028a856ad6ceac2c2f4193f0d16c0d27e9e167a9d",
     "burraco/0/18446744073709551614": "dd7f0ce6d09a5c1230582cce76c38e4b2f286559216c012b754e0e880f094b4d",

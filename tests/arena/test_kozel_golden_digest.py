@@ -10,7 +10,6 @@ one sha256 digest per match. The digests were recorded from a184830; any change 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import random
 from collections.abc import Iterator
 
@@ -18,8 +17,8 @@ import pytest
 
 from arena.bots import make_bot
 from arena.cards import derive_seed
-from arena.games.base import IllegalAction
 from arena.games.kozel import PRESETS, new_match
+from tests.arena.golden import attempt, digest_of
 
 OPTION_SETS = {
     "kozel": [{}, {"target": 3}, {"tie_doubles": False, "target": 5}, {"deck": "no-sixes"}],
@@ -70,37 +69,25 @@ def transcript(preset: str, options: dict, seed: int, bot_names=("random", "gree
         if step % 17 == 0:
             yield repr([state.events(seat, rng.choice([0, -3, 5])) for seat in cursors])
         if state.is_over():
-            yield _attempt(state, 0, {"type": "play", "card": "AS"})
+            yield attempt(state, 0, {"type": "play", "card": "AS"})
             return
         mover = state.to_move()
         if rng.random() < 0.3:
             for probe_seat, action in probes(state, mover, rng):
-                yield _attempt(state, probe_seat, action)
+                yield attempt(state, probe_seat, action)
                 if state.to_move() != mover:
                     break
             continue
         state.apply(mover, bots[mover].act(state.observation(mover), state.legal_actions(mover)))
 
 
-def _attempt(state, seat, action) -> str:
-    try:
-        state.apply(seat, action)
-    except IllegalAction as e:
-        return repr(("rejected", e.rule, e.detail, str(e)))
-    return repr(("played", seat, action))
-
-
 def digest(preset: str, options: dict, seed: int) -> str:
-    sha = hashlib.sha256()
-    for line in transcript(preset, options, seed):
-        sha.update(line.encode())
-        sha.update(b"\n")
-    return sha.hexdigest()
+    return digest_of(transcript(preset, options, seed))
 
 
 CASES = [(preset, i, seed) for preset, sets in OPTION_SETS.items() for i in range(len(sets)) for seed in SEEDS]
 
-# Recorded from a184830 with: python tests/arena/test_kozel_golden_digest.py
+# Recorded from a184830 with: python -m tests.arena.test_kozel_golden_digest
 GOLDEN = {
     "kozel/0/1": "f4254afbce9b8a91980a9d02c9c3dd08066d86e0cba0e9fa374ae90c00319e78",
     "kozel/0/18446744073709551615": "a2b6437b85723d8593e504be3a85e2c11bdf5cd475330f054c95fd26d75aaa4f",
