@@ -27,6 +27,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from arena import builds
 from arena.builds import NATIVE
@@ -68,6 +69,11 @@ class BotSpec:
     language: str | None = None  # a bot sent as source (cpp, rust, go, java): built before it plays
     build_failure: str | None = None  # its build failed: the seat crashes at launch with this reason…
     build_log: tuple[str, ...] = ()  # …and the compiler's last lines as its stderr
+    # A seat played over a line channel (a person at a web page): the address the runner's ``connect``
+    # resolves to the channel (arena.channels); no program is started for it.
+    channel: str | None = None
+    # The seat's own clock in place of the match's (a person's minutes); None: the match's time control.
+    time_control: Any = None
 
     @property
     def is_builtin(self) -> bool:

@@ -9,7 +9,9 @@ is closed — its whole process tree killed — before the function returns.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,11 +143,15 @@ class _Clock:
 
 def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, time_control: TimeControl | None = None,
                labels: list[str] | None = None, max_decisions: int = MAX_DECISIONS,
-               wall_seconds: float | None = None) -> MatchRecord:
+               wall_seconds: float | None = None, seat_time_controls: Sequence[TimeControl | None] | None = None,
+               on_action: Callable[[int, dict[str, Any]], None] | None = None) -> MatchRecord:
     """Play a whole match. ``players[i]`` sits in seat i. Returns the result and the replay.
 
-    ``wall_seconds`` bounds the whole match (default: ``time_control.match_seconds``); past it the match is
-    aborted without blame."""
+    ``wall_seconds`` bounds the whole match (default: the time controls' ``match_seconds``); past it the match
+    is aborted without blame. ``seat_time_controls[i]``, when given and not None, is seat i's own clock in
+    place of ``time_control`` (a person's minutes beside a bot's milliseconds). ``on_action(seat, action)`` is
+    called after every action the rules accepted, in order (a live view follows the match with it); what it
+    raises is logged away, never the match's end."""
     control = time_control or TimeControl()
     game = game_of_rules(rules)
     state = new_match(rules, seed)
@@ -155,14 +161,16 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
     labels = labels or [p.label for p in players]
     outcome0 = state.outcome()
     teams = outcome0["teams"]
+    controls = _seat_controls(control, seat_time_controls, n)
+    widest = _widest(controls)
     verdicts = [SeatVerdict() for _ in range(n)]
     names = [""] * n
     decisions = [0] * n
-    clocks = [_Clock(control) for _ in range(n)]
+    clocks = [_Clock(controls[s]) for s in range(n)]
     cursors = [0] * n
     actions: list[dict[str, Any]] = []
     rejected: dict[str, Any] | None = None
-    match_seconds = control.match_seconds(n, max_decisions) if wall_seconds is None else wall_seconds
+    match_seconds = widest.match_seconds(n, max_decisions) if wall_seconds is None else wall_seconds
     match_deadline = time.monotonic() + match_seconds
 
     def fail(seat: int, failure: PlayerFailure) -> None:
@@ -173,13 +181,13 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
         """The ceiling passed while ``seat`` was to move (``thinking_s`` into its decision): blame the seat that
         thought past its share of the ceiling, if one did; else the mover is stopped without blame."""
         spent = [clock.thought_s + (thinking_s if s == seat else 0.0) for s, clock in enumerate(clocks)]
-        culprit = _over_its_share(spent, match_seconds, control)
+        culprit = _over_its_share(spent, match_seconds, widest)
         if culprit is None:
             fail(seat, _ceiling())
         else:
             fail(culprit, PlayerFailure(protocol.TIMEOUT, "match-time", f"thought for {spent[culprit]:.0f} s in "
                                         f"all, more than its share of the match's {match_seconds:.0f} s wall-clock "
-                                        f"ceiling ({_share_s(match_seconds, control, n):.0f} s each)"))
+                                        f"ceiling ({_share_s(match_seconds, widest, n):.0f} s each)"))
 
     def pending_events(seat: int) -> list[dict[str, Any]]:
         fresh = state.events(seat, cursors[seat])
@@ -187,7 +195,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
         return fresh
 
     try:
-        _start_all(players, control, game, preset, rules, teams, verdicts, names, fail)
+        _start_all(players, controls, game, preset, rules, teams, verdicts, names, fail)
         request_id = 0
         while all(v.verdict == protocol.OK for v in verdicts) and not state.is_over():
             if request_id >= max_decisions:
@@ -206,7 +214,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
                 request = protocol.request(request_id=request_id, decision=observation.get("decision"),
                                            observation=observation,
                                            legal_actions=state.legal_actions(seat),
-                                           time_left_ms=control.move_ms + clocks[seat].bank_ms)
+                                           time_left_ms=controls[seat].move_ms + clocks[seat].bank_ms)
                 reply = player.ask(request, deadline, before)
                 clocks[seat].charge(time.monotonic() - started)
                 answer = protocol.parse_action(reply, request_id)
@@ -219,7 +227,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
                         at_ceiling(seat, time.monotonic() - started)  # within its own clock
                         break
                     failure = PlayerFailure(protocol.TIMEOUT, "move", f"no answer to request {request_id} "
-                                            f"within {control.move_ms} ms plus {clocks[seat].bank_ms} ms left "
+                                            f"within {controls[seat].move_ms} ms plus {clocks[seat].bank_ms} ms left "
                                             f"in the bank")
                 fail(seat, failure)
                 break
@@ -238,6 +246,8 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
                             "error": verdicts[seat].detail}
                 break
             actions.append({"seat": seat, "action": answer.action})
+            if on_action is not None:
+                _tell(on_action, seat, answer.action)
     finally:
         reports = _close_all(players, state, cursors, teams, verdicts)
         for seat, report in enumerate(reports):
@@ -255,6 +265,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
               "deals": len(outcome["deals"]), "seats": seats}
     replay = {"format": REPLAY_FORMAT, "version": REPLAY_VERSION, "game": game, "preset": preset,
               "rules": rules_to_dict(rules), "seed": seed, "time": control.to_dict(),
+              **({"seat_time": [c.to_dict() for c in controls]} if any(c != control for c in controls) else {}),
               "seats": [{"seat": s, "bot": labels[s], "name": names[s]} for s in range(n)],
               "actions": actions, "rejected": rejected, "events": state.events(None),
               "outcome": outcome, "result": {k: v for k, v in result.items() if k != "seats"},
@@ -263,7 +274,31 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
     return MatchRecord(result=result, replay=replay, reports=reports)
 
 
-def _start_all(players: list[Player], control: TimeControl, game: str, preset: str, rules: Any,
+def _seat_controls(control: TimeControl, seat_controls: Sequence[TimeControl | None] | None,
+                   seats: int) -> list[TimeControl]:
+    if seat_controls is None:
+        return [control] * seats
+    if len(seat_controls) != seats:
+        raise ValueError(f"seat_time_controls names {len(seat_controls)} seats; the match has {seats}")
+    return [own or control for own in seat_controls]
+
+
+def _widest(controls: Sequence[TimeControl]) -> TimeControl:
+    """The most generous of the seats' clocks, field by field: what the match's wall-clock ceiling and the
+    seats' shares of it are held against."""
+    return TimeControl(startup_ms=max(c.startup_ms for c in controls), move_ms=max(c.move_ms for c in controls),
+                       bank_ms=max(c.bank_ms for c in controls))
+
+
+def _tell(on_action: Callable[[int, dict[str, Any]], None], seat: int, action: dict[str, Any]) -> None:
+    """A watcher's failure (a live relay that is away) must never end or change the match."""
+    try:
+        on_action(seat, action)
+    except Exception:
+        logging.getLogger(__name__).warning("the match's action watcher failed", exc_info=True)
+
+
+def _start_all(players: list[Player], controls: list[TimeControl], game: str, preset: str, rules: Any,
                teams: list[list[int]], verdicts: list[SeatVerdict], names: list[str], fail) -> None:
     """Launch every seat's bot at once, then collect the readies: start-up costs the longest seat's time,
     not the sum. Stops at the first seat that fails (in seat order), as a match stops at its first forfeit."""
@@ -273,9 +308,9 @@ def _start_all(players: list[Player], control: TimeControl, game: str, preset: s
 
     def launch(seat: int) -> None:
         hello = protocol.hello(game=game, preset=preset, rules=rules_dict, seat=seat, players=n, teams=teams,
-                               time=control.to_dict())
+                               time=controls[seat].to_dict())
         allowance = max(0, getattr(players[seat], "startup_allowance_ms", 0))
-        deadlines[seat] = time.monotonic() + (control.startup_ms + allowance) / 1000
+        deadlines[seat] = time.monotonic() + (controls[seat].startup_ms + allowance) / 1000
         players[seat].launch(hello, deadlines[seat])
 
     # One after another from the calling thread, the readies then awaited together. Not from other threads:

@@ -21,6 +21,7 @@ import sandbox  # the runner is where arena meets the sandbox: its public API on
 from arena.bots import make_bot
 from arena.botspec import BotSpec
 from arena.cards import derive_seed
+from arena.channels import ChannelPlayer, LineChannel
 from arena.games import new_match, resolve
 from arena.players import BotCannotStart, BuiltinPlayer, ExternalPlayer, InfrastructureError, Player
 from arena.referee import MatchRecord, TimeControl, play_match
@@ -104,7 +105,15 @@ def build_schedule(*, preset: str, overrides: dict[str, str], bots: list[BotSpec
     return schedule
 
 
-def _player(job: MatchJob, seat: int, spec: BotSpec, game: str, rules: Any, limits: dict[str, Any]) -> Player:
+Connect = Callable[[str], LineChannel]  # a channel address -> the seat's channel (the site's live relay)
+
+
+def _player(job: MatchJob, seat: int, spec: BotSpec, game: str, rules: Any, limits: dict[str, Any],
+            connect: Connect | None = None) -> Player:
+    if spec.channel is not None:
+        if connect is None:
+            raise ValueError(f"seat {seat} ({spec.label}) is played over a channel, and nothing connects channels")
+        return ChannelPlayer(spec.label, connect(spec.channel))
     if spec.builtin is not None:
         bot = make_bot(game, spec.builtin, seat, rules, derive_seed(job.seed, BOT_SEED_LABEL, seat))
         return BuiltinPlayer(spec.label, bot, name=spec.builtin)
@@ -151,18 +160,22 @@ def _sandbox_launcher(spec: BotSpec, backend: str, limits: dict[str, Any]) -> Ca
     return launch
 
 
-def run_job(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Play one match; return its result (for tables and ratings) and its replay."""
+def run_job(job: MatchJob, *, connect: Connect | None = None,
+            on_action: Callable[[int, dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Play one match; return its result (for tables and ratings) and its replay. ``connect`` opens the
+    channels of seats played over one; ``on_action`` hears every accepted action (arena.referee.play_match)."""
     game, rules = resolve(job.preset, dict(job.overrides))
     limits = sandbox_limits_for(job, len(job.seat_bots))
-    players = [_player(job, seat, spec, game, rules, limits) for seat, spec in enumerate(job.seat_bots)]
+    players = [_player(job, seat, spec, game, rules, limits, connect) for seat, spec in enumerate(job.seat_bots)]
+    own_clocks = [spec.time_control for spec in job.seat_bots]
     # The collector is paused for the match: a match allocates many small objects that all live to its end
     # (events, observations), and full collections over them made long matches superlinear.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         record: MatchRecord = play_match(rules, job.seed, players, preset=job.preset, time_control=job.time_control,
-                                         wall_seconds=job.wall_seconds)
+                                         wall_seconds=job.wall_seconds, on_action=on_action,
+                                         seat_time_controls=own_clocks if any(own_clocks) else None)
     finally:
         if gc_was_enabled:
             gc.enable()

@@ -1,0 +1,124 @@
+"""A seat played over a line channel (a person's page, a remote bot): the referee treats it exactly like a
+bot — the same lines, the same clock, the same checks — and the match's watcher hears every action."""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+
+import orjson
+
+from arena import protocol
+from arena.bots import make_bot
+from arena.channels import ChannelPlayer
+from arena.games import resolve
+from arena.players import BuiltinPlayer
+from arena.referee import TimeControl, play_match
+
+
+class QueueChannel:
+    """Both directions as queues: what the referee sends is read by ``outgoing``, answers go to ``incoming``."""
+
+    def __init__(self):
+        self.outgoing: queue.Queue[bytes | None] = queue.Queue()
+        self.incoming: queue.Queue[bytes] = queue.Queue()
+        self.closed = False
+
+    def send(self, lines):
+        for line in lines:
+            assert b"\n" not in line
+            self.outgoing.put(line)
+
+    def receive(self, deadline):
+        try:
+            return self.incoming.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+
+    def close(self):
+        self.closed = True
+        self.outgoing.put(None)
+
+
+def a_person(channel: QueueChannel, seen: list[dict], rng: random.Random, stop_after: int | None = None):
+    """Reads the seat's lines and answers the way the play page does: ready, then a legal action per request."""
+    answered = 0
+    while True:
+        line = channel.outgoing.get()
+        if line is None:
+            return
+        message = orjson.loads(line)
+        seen.append(message)
+        if message["type"] == "hello":
+            channel.incoming.put(b'{"type":"ready","name":"a person"}')
+        elif message["type"] == "request":
+            if stop_after is not None and answered >= stop_after:
+                continue  # the tab was closed: the clock runs
+            action = rng.choice(message["legal_actions"])
+            channel.incoming.put(orjson.dumps({"type": "action", "id": message["id"], "action": action}))
+            answered += 1
+
+
+def bura_players(channel):
+    game, rules = resolve("bura", {})
+    bot = BuiltinPlayer("builtin:greedy", make_bot(game, "greedy", 1, rules, 7), name="greedy")
+    return rules, [ChannelPlayer("@person", channel), bot]
+
+
+def test_a_whole_match_over_a_channel_with_its_own_clock_and_a_watcher():
+    channel = QueueChannel()
+    seen: list[dict] = []
+    person = threading.Thread(target=a_person, args=(channel, seen, random.Random(3)), daemon=True)
+    person.start()
+    rules, players = bura_players(channel)
+    heard: list[tuple[int, dict]] = []
+    human = TimeControl(startup_ms=60_000, move_ms=30_000, bank_ms=120_000)
+    record = play_match(rules, 11, players, preset="bura", time_control=TimeControl(move_ms=500),
+                        seat_time_controls=[human, None], on_action=lambda seat, action: heard.append((seat, action)))
+    person.join(timeout=10)
+    assert record.result["ended_by"] == "rules", record.result
+    assert record.result["seats"][0]["name"] == "a person"
+    assert [(a["seat"], a["action"]) for a in record.replay["actions"]] == heard
+    assert channel.closed
+    hello = seen[0]
+    assert hello["type"] == "hello" and hello["time"] == human.to_dict()
+    requests = [m for m in seen if m["type"] == "request"]
+    assert requests and requests[0]["time_left_ms"] == 30_000 + 120_000
+    assert [m["type"] for m in seen[-2:]] == ["result", "goodbye"]
+    assert record.replay["seat_time"] == [human.to_dict(), TimeControl(move_ms=500).to_dict()]
+
+
+def test_a_silent_channel_times_out_like_a_bot_and_a_failing_watcher_changes_nothing():
+    channel = QueueChannel()
+    seen: list[dict] = []
+    threading.Thread(target=a_person, args=(channel, seen, random.Random(1), 2), daemon=True).start()
+    rules, players = bura_players(channel)
+
+    def broken_watcher(seat, action):
+        raise ConnectionError("the relay is away")
+
+    record = play_match(rules, 11, players, preset="bura", time_control=TimeControl(move_ms=300, bank_ms=200),
+                        on_action=broken_watcher)
+    seat = record.result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.TIMEOUT, "move")
+    assert record.result["ended_by"] == "forfeit" and record.result["ranks"] == [2, 1]
+
+
+def test_what_comes_back_is_checked_by_the_protocol_code():
+    for line, code in ((b"not json", protocol.BAD_JSON), (b"[1]", protocol.NOT_AN_OBJECT),
+                       (b"x" * protocol.MAX_LINE_BYTES, protocol.LINE_TOO_LONG)):
+        channel = QueueChannel()
+        channel.incoming.put(b'{"type":"ready","name":"p"}')
+        channel.incoming.put(line)
+        rules, players = bura_players(channel)
+        record = play_match(rules, 11, players, preset="bura", time_control=TimeControl(move_ms=500))
+        seat = record.result["seats"][0]
+        assert (seat["verdict"], seat["code"]) == (protocol.PROTOCOL_ERROR, code), seat
+    channel = QueueChannel()
+    channel.incoming.put(b'{"type":"ready","name":"p"}')
+    channel.incoming.put(b'{"type":"action","id":99,"action":{"type":"lead","cards":["AS"]}}')
+    rules, players = bura_players(channel)
+    seat = play_match(rules, 11, players, preset="bura").result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == (protocol.PROTOCOL_ERROR, protocol.WRONG_ID)
