@@ -66,7 +66,7 @@ case "$role" in
   worker)
     docker_socket_check
     cd "$app/platform"
-    exec celery -A config worker --queues maintenance,tournament,validation,challenge,ladder \
+    exec celery -A config worker --queues maintenance,casual,tournament,validation,challenge,ladder \
       --concurrency "${WORKER_CONCURRENCY:-2}" --hostname 'worker@%h' --loglevel INFO "$@"
     ;;
   maintenance)

@@ -119,7 +119,7 @@ class BotListView(ApiView, generics.ListCreateAPIView):
         return [ClientAddressThrottle()] if self.request.method == "POST" else []
 
     def get_queryset(self):
-        return Bot.objects.select_related("owner", "current_version").all()
+        return Bot.objects.filter(kind=Bot.Kind.BOT).select_related("owner", "current_version")
 
     def create(self, request, *args, **kwargs):
         reject_unknown_fields(BotCreateSerializer, request.data)

@@ -40,7 +40,7 @@ def check_bot_cap(owner) -> None:
         return
     _lock(owner)
     cap = settings.MAX_BOTS_PER_USER
-    have = Bot.objects.filter(owner=owner).count()
+    have = Bot.objects.filter(owner=owner, kind=Bot.Kind.BOT).count()  # a person's seats are not bots
     if have >= cap:
         raise CapReached(f"at most {cap} bots per account, and you have {have}: upload a new version of one of "
                          f"them instead (a bot keeps all its versions)")

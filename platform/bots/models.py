@@ -12,6 +12,7 @@ from django.db.models.functions import Lower
 from arena.builds import LANGUAGES
 from arena.games import GAME_MODULES, all_presets
 
+PERSON_RUNTIME = "person"  # the runtime of a person's seat: played from the live table's page
 GAME_CHOICES = [(name, name) for name in GAME_MODULES]
 # Latin letters only: a name is typed in URLs and on command lines, and one script keeps look-alike names
 # (a Cyrillic "а" in "greedy") from passing for someone else's bot.
@@ -48,7 +49,14 @@ def presets_of(game: str) -> list[str]:
 
 
 class Bot(models.Model):
+    class Kind(models.TextChoices):
+        BOT = "bot"
+        # A person's own seat at the table (live tables, docs/matches.md): one per user and game, named
+        # "@username", never on the ladder; its one version is played from a web page, not a program.
+        PERSON = "person"
+
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.BOT)
     game = models.CharField(max_length=16, choices=GAME_CHOICES)
     name = models.CharField(max_length=40, validators=[RegexValidator(NAME_RULE, NAME_HELP)])
     description = models.TextField(blank=True, max_length=2000)
@@ -64,7 +72,11 @@ class Bot(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(Lower("name"), name="bot_name_unique_ci")]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), condition=models.Q(kind="bot"), name="bot_name_unique_ci"),
+            models.UniqueConstraint(fields=["owner", "game"], condition=models.Q(kind="person"),
+                                    name="person_seat_unique"),
+        ]
         indexes = [models.Index(fields=["game", "active"]), models.Index(fields=["owner", "created"])]
         ordering = ["name"]
 
@@ -80,7 +92,12 @@ class Bot(models.Model):
 
     @property
     def on_ladder(self) -> bool:
-        return self.active and not self.suspended_reason and self.current_version_id is not None
+        return (self.kind == self.Kind.BOT and self.active and not self.suspended_reason
+                and self.current_version_id is not None)
+
+    @property
+    def is_person(self) -> bool:
+        return self.kind == self.Kind.PERSON
 
 
 class BotVersion(models.Model):
@@ -137,7 +154,9 @@ class BotVersion(models.Model):
 
     @property
     def label(self) -> str:
-        """How the version is named in replays and tables (the local runner's BOT label)."""
+        """How the version is named in replays and tables (the local runner's BOT label); a person by name."""
+        if self.runtime == PERSON_RUNTIME:
+            return self.bot.name
         return f"{self.bot.name}@v{self.number}"
 
     @property

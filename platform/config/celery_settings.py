@@ -15,7 +15,8 @@ from kombu import Exchange, Queue
 # would expire unread, so a killed worker's matches were never recovered. A worker whose every process is
 # in a long match cannot take them at all: the site also runs a worker of its own for `maintenance` only
 # (deploy/supervisord.conf, docker-compose.yml, docs/operations.md).
-QUEUE_ORDER = ("maintenance", "tournament", "validation", "challenge", "ladder")
+# Casual matches come next: a person is waiting at the table's page for the match to start.
+QUEUE_ORDER = ("maintenance", "casual", "tournament", "validation", "challenge", "ladder")
 MAINTENANCE_QUEUE = "maintenance"
 # Within each queue, messages by priority: on Redis the lower number is taken first, and the worker asks
 # for every queue's urgent messages before any queue's others. Beat's jobs and retried matches (a dead

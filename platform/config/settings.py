@@ -85,6 +85,18 @@ try:
     WEB_STATEMENT_TIMEOUT = env.int("KOZYR_WEB_STATEMENT_TIMEOUT", 20, 0, 3600)
     REDIS_CONNECT_TIMEOUT = env.int("KOZYR_REDIS_CONNECT_TIMEOUT", 5, 1, 600)
     REDIS_TIMEOUT = env.int("KOZYR_REDIS_TIMEOUT", 5, 2, 600)  # above kombu's 1 s BRPOP, so waiting is no error
+    # Live tables (matches/live.py, docs/matches.md "Live tables"): the relay between the worker playing a match
+    # and the pages following it is Redis: the broker's own server unless named here (the embedded broker's
+    # database 2 in `make run`). Unset with a broker that is not Redis: no live tables and no live views.
+    LIVE_REDIS_URL = env.str("KOZYR_LIVE_REDIS_URL", "")
+    LIVE_DELAY_SECONDS = env.int("KOZYR_LIVE_DELAY_SECONDS", 3, 0, 3600)  # how far a live view runs behind
+    # A person's clock: minutes, not a bot's milliseconds (the start-up is the time to open the table's page).
+    PERSON_STARTUP_SECONDS = env.int("KOZYR_PERSON_STARTUP_SECONDS", 120, 5, 3600)
+    PERSON_MOVE_SECONDS = env.int("KOZYR_PERSON_MOVE_SECONDS", 30, 1, 600)
+    PERSON_BANK_SECONDS = env.int("KOZYR_PERSON_BANK_SECONDS", 300, 0, 3600)
+    CASUAL_PER_HOUR = env.int("KOZYR_CASUAL_PER_HOUR", 30, 1, 10_000)  # casual matches a person may start
+    LIVE_VIEWERS_PER_MATCH = env.int("KOZYR_LIVE_VIEWERS_PER_MATCH", 200, 1, 100_000)
+    LIVE_VIEWERS_PER_ADDRESS = env.int("KOZYR_LIVE_VIEWERS_PER_ADDRESS", 8, 1, 10_000)
     # /metrics (web/metrics.py): with a token, only for `Authorization: Bearer <token>`; without one, open
     # locally and absent (404) in production.
     METRICS_TOKEN = env.str("KOZYR_METRICS_TOKEN", "").strip()
@@ -305,6 +317,12 @@ elif CELERY_BROKER_URL.startswith("redis+socket://"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                           "LOCATION": f"unix://{CELERY_BROKER_URL.removeprefix('redis+socket://')}?db=1",
                           "OPTIONS": REDIS_TIMEOUTS}}
+
+if not LIVE_REDIS_URL:
+    if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+        LIVE_REDIS_URL = CELERY_BROKER_URL
+    elif CELERY_BROKER_URL.startswith("redis+socket://"):
+        LIVE_REDIS_URL = f"unix://{CELERY_BROKER_URL.removeprefix('redis+socket://')}?db=2"
 
 from config.celery_settings import *  # noqa: E402,F403  (Celery's settings read the values above)
 

@@ -9,6 +9,7 @@ os.environ.setdefault("CELERY_BROKER_URL", "memory://")
 os.environ.setdefault("KOZYR_VAR_DIR", tempfile.mkdtemp(prefix="kozyr-test-var-"))
 os.environ.setdefault("KOZYR_SANDBOX_ALLOW_WEAK", "true")
 os.environ.setdefault("KOZYR_WORKER_SELF_STOP", "false")  # a task in the test process must never SIGTERM pytest
+os.environ.setdefault("KOZYR_LIVE_REDIS_URL", "redis://127.0.0.1:6379/14")  # live tables: the real Redis
 
 from config.settings import *  # noqa: F403
 

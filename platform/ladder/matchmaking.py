@@ -35,7 +35,7 @@ RECENT = timedelta(days=1)
 
 def eligible_bots(preset: str) -> list[Bot]:
     game = all_presets()[preset][0]
-    bots = (Bot.objects.filter(game=game, active=True, suspended_reason="", owner__is_active=True,
+    bots = (Bot.objects.filter(game=game, kind=Bot.Kind.BOT, active=True, suspended_reason="", owner__is_active=True,
                                current_version__status=BotVersion.Status.READY, current_version__retired=False)
             .select_related("current_version"))
     return [b for b in bots if not b.presets or preset in b.presets]

@@ -232,7 +232,15 @@ def release(match_id: int, owner: str, reason: str) -> bool:
 def _requeue_or_fail(match: Match, reason: str) -> None:
     match.lease_owner, match.lease_expires = "", None
     match.failure = reason[:2000]
-    if match.attempts >= settings.MAX_ATTEMPTS:
+    if match.kind == Match.Kind.CASUAL:
+        # A person played in this attempt, and a person's moves cannot be replayed from the seed: the match
+        # ends here without a result, never rated, and its page offers a rematch (docs/matches.md).
+        hooks.run_lock(match)
+        match.status = Match.Status.ABORTED
+        match.finished = timezone.now()
+        match.save(update_fields=["status", "finished", "lease_owner", "lease_expires", "failure"])
+        hooks.run_failed(match)
+    elif match.attempts >= settings.MAX_ATTEMPTS:
         hooks.run_lock(match)
         match.status = Match.Status.FAILED
         match.finished = timezone.now()

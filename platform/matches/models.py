@@ -1,6 +1,7 @@
 """Matches: the database row is the truth, the broker's message only a wake-up call.
 
-Life cycle: queued → running → finished | failed | cancelled. A worker claims a queued match with a
+Life cycle: queued → running → finished | failed | cancelled, or aborted (a person's match whose worker
+died). A worker claims a queued match with a
 conditional update that takes a lease (owner, expiry), renews the lease while playing, and may write the
 result only while it still holds the lease. See docs/matches.md for the invariants and their tests.
 """
@@ -22,6 +23,8 @@ class Match(models.Model):
         LADDER = "ladder"
         CHALLENGE = "challenge"
         TOURNAMENT = "tournament"
+        # A person at the table against bots (live tables): unranked, played by a worker like any match.
+        CASUAL = "casual"
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -29,6 +32,9 @@ class Match(models.Model):
         FINISHED = "finished"
         FAILED = "failed"
         CANCELLED = "cancelled"
+        # Stopped for good without a result: a match with a person whose worker died (the person's moves
+        # cannot be replayed from the seed). Never rated; the person is offered a rematch.
+        ABORTED = "aborted"
 
     kind = models.CharField(max_length=12, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -61,6 +67,8 @@ class Match(models.Model):
     replay_sha256 = models.CharField(max_length=64, blank=True)
     replay_size = models.PositiveIntegerField(default=0)
     failure = models.TextField(blank=True, help_text="why the match failed or was retried (infrastructure)")
+    live_delay_seconds = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="how far behind the play its live view runs; empty: the site's default")
 
     class Meta:
         indexes = [
@@ -80,7 +88,7 @@ class Match(models.Model):
 
     @property
     def is_done(self) -> bool:
-        return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED)
+        return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED, self.Status.ABORTED)
 
     @property
     def queue(self) -> str:

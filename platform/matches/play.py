@@ -25,8 +25,10 @@ from arena.botspec import BotSpec, build_plan, stage_bot
 from arena.referee import TimeControl
 from arena.runner import MatchJob, run_job
 from bots import blobs
-from bots.models import BotVersion
-from matches.models import Match
+from bots.models import PERSON_RUNTIME, BotVersion
+from matches import live
+from matches.casual import person_clock
+from matches.models import Match, Seat
 from matches.time_controls import match_ceiling_seconds
 
 log = logging.getLogger(__name__)
@@ -111,20 +113,56 @@ def evict_cache(keep: Path) -> None:
             total -= size
 
 
+def seat_spec(match: Match, seat: Seat) -> BotSpec:
+    """What plays a seat: a person over the live relay with a person's clock, else the staged bot."""
+    if seat.version.runtime == PERSON_RUNTIME:
+        return BotSpec(label=seat.version.label, channel=live.channel_address(live.live_id(match), seat.seat),
+                       time_control=person_clock())
+    return staged_version(seat.version)
+
+
 def job_for(match: Match) -> MatchJob:
     seats = list(match.seats.select_related("version__bot").order_by("seat"))
     control = TimeControl(**match.time_control)
+    # Bot-only matches have no wall limit beyond the worker's; a person's match is held to the person's clock
+    # too, so the ceiling covers every decision at a person's full move time (up to the worker's limit).
+    specs = tuple(seat_spec(match, s) for s in seats)
+    widest = control if not any(spec.channel for spec in specs) else person_clock()
     return MatchJob(index=0, game_number=0, rotation=match.rotation, seed=match.seed, preset=match.preset,
                     overrides=tuple(sorted(match.overrides.items())),
-                    seat_bots=tuple(staged_version(s.version) for s in seats),
+                    seat_bots=specs,
                     time_control=control, sandbox=settings.SANDBOX_BACKEND,
-                    wall_seconds=match_ceiling_seconds(control, len(seats)))  # never past the worker's time limit
+                    wall_seconds=match_ceiling_seconds(widest, len(seats)))  # never past the worker's time limit
 
 
-def play(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The match played in the sandbox; touches no database (the job holds all the match needs)."""
+class LiveWatcher:
+    """The referee's action watcher: every accepted action goes to the live relay for the match's live views.
+    A relay that fails stops being told for this match (logged once); the match itself never notices."""
+
+    def __init__(self, match_id: str):
+        self.match_id = match_id
+        self.working = live.enabled()
+
+    def __call__(self, seat: int, action: dict[str, Any]) -> None:
+        if not self.working:
+            return
+        try:
+            live.publish_action(self.match_id, seat, action)
+        except Exception as err:
+            self.working = False
+            log.warning("match %s: its live view stops here, the relay failed: %s", self.match_id, err)
+
+
+def play(job: MatchJob, match_id: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The match played in the sandbox; touches no database (the job holds all the match needs). With a
+    ``match_id`` (its live id), its actions are relayed to its live views and its person seats played over the relay."""
     started = time.monotonic()
-    result, replay = run_job(job)
+    if match_id is not None and live.enabled():
+        try:
+            live.start_match(match_id, range(len(job.seat_bots)))
+        except Exception as err:  # a relay that is away: bots still play; a person's seat fails by itself
+            log.warning("match %s: the live relay could not be reset: %s", match_id, err)
+    result, replay = run_job(job, connect=live.connect, on_action=LiveWatcher(match_id) if match_id else None)
     result["wall_seconds"] = round(time.monotonic() - started, 3)
     return result, replay
 

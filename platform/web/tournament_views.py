@@ -21,6 +21,7 @@ from tournaments.models import TABLE_FORMATS, Tournament
 from tournaments.queries import access_tournament, board_matches, matches_by_board, tournament_queryset
 from web.charts import bracket
 from web.forms import EntrantForm
+from web.live_views import running_matches
 from web.outcomes import number, recent_matches
 
 
@@ -171,6 +172,7 @@ def _detail(request, t: Tournament, entrant_form: EntrantForm | None = None):
         entrant_form = EntrantForm(game=game, preset=t.preset)
     shown = [tb for tb in TIEBREAKS if any(r[tb[0]] for r in rows)]
     return render(request, "web/tournament_detail.html", {
+        "running": running_matches(request.user, t.pk) if t.status == Tournament.Status.RUNNING else [],
         "t": t, "standings": rows, "crosstable": crosstable, "rounds": rounds, "entries": entries,
         "my_bots": my_bots, "mine": mine, "is_host": is_host, "tabled": t.format in TABLE_FORMATS,
         "tiebreaks": shown, "tiebreaks_hidden": [tb[1] for tb in TIEBREAKS if tb not in shown],
@@ -220,7 +222,7 @@ def tournament_entrant_add(request, pk: int):
         raise Http404("no such tournament")  # to others, the host's controls do not exist
     form = EntrantForm(request.POST, game=all_presets()[t.preset][0], preset=t.preset)
     if form.is_valid():
-        bot = Bot.objects.filter(name__iexact=form.cleaned_data["bot"]).first()
+        bot = Bot.objects.filter(name__iexact=form.cleaned_data["bot"], kind=Bot.Kind.BOT).first()
         if bot is None:
             form.add_error("bot", f"no bot is called {form.cleaned_data['bot']!r}")
         else:
@@ -241,7 +243,7 @@ def tournament_entrant_remove(request, pk: int):
     t = access_tournament(pk)
     if request.user.pk != t.host_id:
         raise Http404("no such tournament")
-    bot = Bot.objects.filter(name__iexact=request.POST.get("bot", "")).first()
+    bot = Bot.objects.filter(name__iexact=request.POST.get("bot", ""), kind=Bot.Kind.BOT).first()
     if bot is None:
         raise Http404("no such bot")
     try:
@@ -257,7 +259,7 @@ def tournament_entrant_remove(request, pk: int):
 @require_POST
 def tournament_join(request, pk: int):
     t = access_tournament(pk)
-    bot = Bot.objects.filter(name__iexact=request.POST.get("bot", "")).first()
+    bot = Bot.objects.filter(name__iexact=request.POST.get("bot", ""), kind=Bot.Kind.BOT).first()
     if bot is None:
         raise Http404("no such bot")
     try:

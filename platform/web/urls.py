@@ -2,7 +2,17 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from accounts.throttle import ThrottledLoginView
-from web import challenge_views, docs_pages, kits, metrics, replay_views, tournament_views, views
+from web import (
+                 challenge_views,
+                 docs_pages,
+                 kits,
+                 live_views,
+                 metrics,
+                 replay_views,
+                 table_views,
+                 tournament_views,
+                 views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -22,6 +32,13 @@ urlpatterns = [
     path("matches/<int:pk>/", views.match_detail, name="match"),
     path("challenges/<uuid:set_id>/", challenge_views.challenge_detail, name="challenge"),
     path("matches/<int:pk>/frames/", replay_views.frames_view, name="match-frames"),
+    path("matches/<int:pk>/live/", live_views.live_frames, name="match-live"),
+    path("live/playing/", live_views.playing_now, name="playing-now"),
+    path("play/", table_views.table_start, name="table-start"),
+    path("play/<int:pk>/", table_views.table_page, name="table"),
+    path("play/<int:pk>/lines/", table_views.table_lines, name="table-lines"),
+    path("play/<int:pk>/answer/", table_views.table_answer, name="table-answer"),
+    path("play/<int:pk>/rematch/", table_views.table_rematch, name="table-rematch"),
     path("matches/<int:pk>/stderr/", replay_views.stderr_view, name="match-stderr"),
     path("tournaments/", tournament_views.tournament_list, name="tournaments"),
     path("tournaments/new/", tournament_views.tournament_new, name="tournament-new"),

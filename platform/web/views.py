@@ -29,6 +29,7 @@ from bots.models import Bot, BotVersion
 from bots.upload import check_upload, max_upload_bytes, read_limited
 from config.api import error_body
 from config.errors import ActionError
+from matches import live
 from matches.access import detail_visible
 from matches.models import Match, Seat
 from matches.reproduce import bot_arguments, reproduce_command
@@ -41,8 +42,10 @@ from tournaments.models import Trophy
 from web import challenge_views, health
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
+from web.live_views import delay_of, live_views
 from web.outcomes import number, recent_matches
 from web.replay_views import score_chart
+from web.table_views import sit_down_choices
 
 RECENT = 20
 
@@ -55,6 +58,7 @@ def home(request):
         "games": games,
         "running": recent_matches(Match.objects.filter(status=Match.Status.RUNNING), 10, request.user),
         "finished": recent_matches(Match.objects.filter(status=Match.Status.FINISHED), 10, request.user),
+        "sit": {**sit_down_choices(), "presets": list(presets)},
     })
 
 
@@ -93,7 +97,7 @@ def profile(request):
         else:
             form = NewTokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
-    bots = Bot.objects.filter(owner=request.user).select_related("current_version")
+    bots = Bot.objects.filter(owner=request.user, kind=Bot.Kind.BOT).select_related("current_version")
     return render(request, "web/profile.html", {"form": form, "tokens": tokens, "new_token": new_token,
                                                 "bots": bots})
 
@@ -108,7 +112,7 @@ def revoke_token(request, public_id: str):
 
 
 def bot_list(request):
-    bots = Bot.objects.select_related("owner", "current_version").order_by("game", "name")
+    bots = Bot.objects.filter(kind=Bot.Kind.BOT).select_related("owner", "current_version").order_by("game", "name")
     game = request.GET.get("game")
     if game in GAME_MODULES:
         bots = bots.filter(game=game)
@@ -168,6 +172,8 @@ def bot_new(request):
 
 def bot_detail(request, name: str):
     bot = access_bot(request.user, name)
+    if bot.is_person:
+        return person_page(request, bot)
     owner_view = can_see_private(request.user, bot) and request.user.pk == bot.owner_id
     form = UploadForm(request.POST or None, request.FILES or None)
     refused = None
@@ -213,7 +219,8 @@ def bot_detail(request, name: str):
                "trophies": trophies, "live_versions": any(v.status == BotVersion.Status.PENDING for v in versions),
                "challenge": challenge or challenge_views.challenge_form(request, bot),
                "opponents": head_to_head_table(bot), "owner_view": can_see_private(request.user, bot),
-               "can_upload": owner_view, "form": form}
+               "can_upload": owner_view, "form": form,
+               "sit": sit_down_choices(game=bot.game, opponent=bot) if bot.on_ladder else None}
     if refused is not None:
         return _refused(request, "web/bot_detail.html", context, refused)
     return render(request, "web/bot_detail.html", context)
@@ -240,8 +247,15 @@ def match_detail(request, pk: int):
     owns_a_seat = any(s["private"] for s in seats)
     scores_chart = score_chart(match.replay_sha256, f"Match {match.pk}") if replay_visible and match.replay_sha256 \
         else ""
+    rows = [s["row"] for s in seats]
+    following = live_views(rows) if match.status == Match.Status.RUNNING and replay_visible and live.enabled() \
+        else []
+    my_table = match.kind == Match.Kind.CASUAL and request.user.is_authenticated and any(
+        s.version.bot.is_person and s.version.bot.owner_id == request.user.pk for s in rows)
     return render(request, "web/match_detail.html", {"match": match, "seats": seats, "replay_visible": replay_visible,
-                                                     "owns_a_seat": owns_a_seat,
+                                                     "owns_a_seat": owns_a_seat, "live_views": following,
+                                                     "live_delay": delay_of(match), "my_table": my_table,
+                                                     "has_person": any(s.version.bot.is_person for s in rows),
                                                      "reproduce": reproduce_command(match),
                                                      "reproduce_bots": _reproduce_bots(request, match),
                                                      "scores_chart": scores_chart})
@@ -293,7 +307,15 @@ def preset_page(request, preset: str):
         "preset": preset, "game": game, "options": describe(rules), "page": page, "q": query, "sort": sort,
         "rows": board, "sorts": list(SORT_LABELS.items()), "named_as_game": preset == game,
         "keep": urlencode({k: v for k, v in (("q", query), ("sort", sort)) if v and (k, v) != ("sort", "rating")}),
-        "page_range": paginator.get_elided_page_range(page.number, on_each_side=1, on_ends=1)})
+        "page_range": paginator.get_elided_page_range(page.number, on_each_side=1, on_ends=1),
+        "sit": sit_down_choices(game=game, preset=preset)})
+
+
+def person_page(request, person: Bot):
+    """A person's page ("@name"): their casual matches at live tables, in every game."""
+    seats = Bot.objects.filter(owner_id=person.owner_id, kind=Bot.Kind.PERSON)
+    matches = recent_matches(Match.objects.filter(seats__version__bot__in=seats).distinct(), RECENT, request.user)
+    return render(request, "web/person.html", {"person": person, "matches": matches})
 
 
 def healthz(request):

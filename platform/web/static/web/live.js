@@ -1,9 +1,10 @@
-// Live parts of server-rendered pages, without a reload: a bot's version statuses while one is pending
+// Live parts of server-rendered pages, without a reload: the matches playing now (home, tournaments), a bot's version statuses while one is pending
 // (pending -> playing -> ready | rejected, with the reason for its owner), and a challenge's matches until they
 // are played. Each polls a JSON endpoint of the API and stops when nothing is left to wait for.
 (function () {
   "use strict";
   var PERIOD_MS = 1500;
+  var PLAYING_PERIOD_MS = 4000;
   var DONE = { finished: true, failed: true, cancelled: true };
 
   function getJSON(url, then) {
@@ -72,7 +73,26 @@
     setTimeout(tick, PERIOD_MS);
   }
 
+  // The "Playing now" table (the home page's, a tournament's): the server renders it, the page swaps it in.
+  function watchPlaying(box) {
+    var url = box.getAttribute("data-poll-playing");
+    function tick() {
+      fetch(url, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (html !== null && html.trim() !== box.innerHTML.trim()) {
+            var fresh = new DOMParser().parseFromString(html, "text/html").body;
+            box.replaceChildren.apply(box, Array.prototype.slice.call(fresh.childNodes));
+          }
+          box.setAttribute("data-polled", String(Date.now()));
+          setTimeout(tick, PLAYING_PERIOD_MS);
+        }, function () { setTimeout(tick, PLAYING_PERIOD_MS * 4); });
+    }
+    setTimeout(tick, PLAYING_PERIOD_MS);
+  }
+
   function start() {
+    var playing = document.querySelector("[data-poll-playing]");
+    if (playing) watchPlaying(playing);
     var versions = document.querySelector("[data-poll-versions]");
     if (versions) watchVersions(versions);
     var matches = document.querySelector("[data-poll-matches]");

@@ -18,6 +18,13 @@
   var SPEEDS = [0.5, 1, 2, 4, 8, 16];
 
   var urlBase = root.getAttribute("data-frames-url");
+  // Live: the match is being played. Frames come from its live endpoint (the same body, a few seconds
+  // behind the play), new ones are asked for every LIVE_POLL_MS, and the view follows the newest position
+  // unless the reader stepped back; when the match ends the page is reloaded and becomes the replay.
+  var liveUrl = root.getAttribute("data-live-url");
+  var LIVE_POLL_MS = 1000;
+  var viewerToken = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  if (liveUrl) urlBase = liveUrl;
   var ui = {
     seat: root.querySelector("#rv-seat"),
     range: root.querySelector("#rv-range"),
@@ -172,11 +179,18 @@
     var entry = store(key);
     if (entry.loading[chunkStart]) return entry.loading[chunkStart];
     var url = urlBase + "?seat=" + encodeURIComponent(key) + "&start=" + chunkStart + "&count=" + CHUNK;
+    if (liveUrl) url += "&viewer=" + viewerToken;
     entry.loading[chunkStart] = fetch(url, { credentials: "same-origin" }).then(function (response) {
-      if (!response.ok) throw new Error("the server answered " + response.status);
+      if (!response.ok) {
+        return response.json().catch(function () { return {}; }).then(function (body) {
+          throw new Error((body.error && body.error.message) || "the server answered " + response.status);
+        });
+      }
       return response.json();
     }).then(function (body) {
-      if (body.meta && !meta) meta = body.meta;
+      if (liveUrl && ended(body)) return body;
+      if (liveUrl) delete entry.loading[chunkStart];  // a live chunk grows: ask again next time
+      if (body.meta && (!meta || liveUrl)) meta = body.meta;
       body.frames.forEach(function (f) { entry.frames[f.step] = f; });
       return body;
     }).catch(function (err) {
@@ -521,7 +535,7 @@
   }
 
   function drawEnd(frame) {
-    if (frame.step !== meta.steps) return;
+    if (frame.step !== meta.steps || meta.live) return;
     var end = el("div", "rv-end");
     var r = meta.result || {};
     end.appendChild(el("strong", "", endWords(r)));
@@ -702,6 +716,50 @@
     });
   }
 
+  // ------------------------------------------------------------------------------------------ live
+
+  function ended(body) {
+    if (!body.live || body.live.status === "running") return false;
+    if (!root.hasAttribute("data-ended")) {
+      root.setAttribute("data-ended", body.live.status);
+      ui.status.textContent = "The match has ended: opening its replay…";
+      window.location.reload();
+    }
+    return true;
+  }
+
+  function poll() {
+    if (root.hasAttribute("data-ended")) return;
+    var following = meta && current >= meta.steps;
+    var from = meta ? meta.steps : 0;
+    var entry = store(view);
+    var url = urlBase + "?seat=" + encodeURIComponent(view) + "&start=" + from + "&count=" + CHUNK +
+      "&viewer=" + viewerToken;
+    fetch(url, { credentials: "same-origin" }).then(function (response) {
+      return response.json().then(function (body) { return { ok: response.ok, body: body }; });
+    }).then(function (answer) {
+      var body = answer.body;
+      if (!answer.ok) {
+        ui.status.textContent = (body.error && body.error.message) || "The live view is unavailable.";
+        return;
+      }
+      if (ended(body)) return;
+      meta = body.meta;
+      body.frames.forEach(function (f) { entry.frames[f.step] = f; });
+      ui.range.max = String(meta.steps);
+      drawMarks();
+      ui.status.textContent = "Live: " + body.live.delay + " s behind the play" +
+        (body.live.waiting ? " · " + body.live.waiting + " more move" + (body.live.waiting === 1 ? "" : "s") +
+          " played, shown soon" : "");
+      root.setAttribute("data-live-steps", String(meta.steps));
+      if (following && shown !== meta.steps) go(meta.steps);
+    }).catch(function () {
+      ui.status.textContent = "The live view lost the site; trying again…";
+    }).then(function () {
+      setTimeout(poll, LIVE_POLL_MS);
+    });
+  }
+
   function start() {
     SPEEDS.forEach(function (s) {
       var option = el("option", "", s + "×");
@@ -710,11 +768,18 @@
       ui.speed.appendChild(option);
     });
     var h = readHash();
+    if (!ui.seat.querySelector('option[value="all"]')) view = ui.seat.value;  // a live person's match
     if (h.seat && ui.seat.querySelector('option[value="' + CSS.escape(h.seat) + '"]')) view = h.seat;
     ui.seat.value = view;
     var wanted = Math.max(0, Number(h.step) || 0);
     // the first chunk carries the match's marks; the wanted position's chunk may be another
-    load(view, 0).then(function () {
+    load(view, 0).then(function (body) {
+      if (liveUrl && ended(body)) return;
+      if (liveUrl) {
+        wanted = h.step === undefined ? meta.steps : Math.min(wanted, meta.steps);
+        root.setAttribute("data-live-steps", String(meta.steps));
+        setTimeout(poll, LIVE_POLL_MS);
+      }
       ui.range.max = String(meta.steps);
       drawMarks();
       bind();

@@ -1,0 +1,136 @@
+"""Watching live: any match being played, followed move by move a few seconds behind the play.
+
+The worker relays every accepted action (matches.live); this endpoint re-runs the match from its seed
+through the actions older than the match's delay and answers with the replay viewer's own frames
+(arena.replay_frames), so the viewer draws a live match exactly as it draws a replay. What each view may
+show while the match runs:
+
+- a match of bots only: every view, "everything" included. The bots cannot see the page, and the delay
+  keeps even an owner's eyes behind the play;
+- a match with a person at the table: only the person's seat(s), as that person sees them. Everything
+  else (the bots' hands) would help the person, or a friend watching beside them.
+
+When the match is no longer running the endpoint says so, and the page reloads into the replay.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.views.decorators.gzip import gzip_page
+
+from accounts.limits import RateLimited, client_key, spend
+from arena import replay_frames
+from arena.games import resolve
+from arena.games.options import rules_to_dict
+from arena.referee import MALFORMED_ACTION_ERRORS
+from bots.access import can_see_private
+from config.api import error_body
+from matches import live
+from matches.models import Match, Seat
+from tournaments.models import PairingSet, TableSet
+from web.outcomes import recent_matches
+from web.replay_views import ANONYMOUS_READS, parse_seat
+
+LIVE_COUNT = replay_frames.MAX_COUNT
+
+
+def delay_of(match: Match) -> int:
+    return settings.LIVE_DELAY_SECONDS if match.live_delay_seconds is None else match.live_delay_seconds
+
+
+def person_seats(seats: list[Seat]) -> list[int]:
+    return [s.seat for s in seats if s.version.bot.is_person]
+
+
+def live_views(seats: list[Seat]) -> list[str]:
+    """The views a live match may be followed in: a person's seat(s), or every view of a bots' match."""
+    persons = person_seats(seats)
+    return [str(s) for s in persons] if persons else ["all", *(str(s.seat) for s in seats)]
+
+
+def _error(code: str, message: str, status: int) -> JsonResponse:
+    return JsonResponse(error_body(code, message), status=status)
+
+
+@gzip_page
+def live_frames(request, pk: int):
+    """GET /matches/<id>/live/?seat=all|N&start=K&count=M&viewer=TOKEN — the frames played so far (older
+    than the delay), with the meta of the match so far, or ``{"live": {"status": …}}`` once it is over."""
+    if not request.user.is_authenticated:
+        try:
+            spend(ANONYMOUS_READS, client_key(request))
+        except RateLimited as err:
+            answer = _error("rate_limited", f"Too many live requests from your address without logging in: "
+                                            f"{err}, or log in", 429)
+            answer["Retry-After"] = str(err.wait)
+            return answer
+    match = Match.objects.filter(pk=pk).first()
+    seats = list(match.seats.select_related("version__bot").order_by("seat")) if match is not None else []
+    if match is None or (match.kind == Match.Kind.VALIDATION and not any(
+            can_see_private(request.user, s.version.bot) for s in seats)):
+        return _error("not_found", "no such match", 404)
+    if match.status != Match.Status.RUNNING:
+        return JsonResponse({"live": {"status": match.status}})
+    try:
+        seat = parse_seat(request.GET.get("seat", "all"), len(seats))
+        allowed = live_views(seats)
+        if ("all" if seat is None else str(seat)) not in allowed:
+            raise replay_frames.FramesError(f"while a person plays, this match is followed from the person's "
+                                            f"seat only (seat {', '.join(allowed)}); the rest opens with its "
+                                            f"replay")
+        start = int(request.GET.get("start") or 0)
+        count = int(request.GET.get("count") or replay_frames.DEFAULT_COUNT)
+        replay_frames.check_count(min(count, LIVE_COUNT))
+    except ValueError as err:  # FramesError is a ValueError too: its words name the field
+        return _error("bad_request", str(err) if isinstance(err, replay_frames.FramesError)
+                      else "start and count must be whole numbers", 400)
+    try:
+        name = live.live_id(match)
+        live.count_viewer(name, str(request.GET.get("viewer") or client_key(request))[:64], client_key(request))
+        played = live.actions(name)
+    except live.TooManyViewers as err:
+        return _error("too_many_viewers", str(err), 429)
+    except (live.LiveUnavailable, *live.REDIS_ERRORS) as err:
+        return _error("unavailable", f"the live relay is away: {err}", 503)
+    delay = delay_of(match)
+    cutoff = time.time() - delay
+    shown = [e for e in played if e["t"] <= cutoff]
+    _, rules = resolve(match.preset, match.overrides)
+    so_far = {"game": match.game, "preset": match.preset, "rules": rules_to_dict(rules), "seed": match.seed,
+              "seats": [{"seat": s.seat, "bot": s.version.label, "name": ""} for s in seats],
+              "actions": [{"seat": e["seat"], "action": e["action"]} for e in shown]}
+    try:
+        run = replay_frames.ReplayRun(so_far)
+    except MALFORMED_ACTION_ERRORS as err:
+        return _error("server_error", f"the relayed actions cannot be re-run: {err}", 500)
+    start = max(0, min(start, run.steps))
+    meta = {**run.meta(seat), "live": True}
+    frames = list(run.frames(seat, start, min(run.steps, start + min(count, LIVE_COUNT) - 1)))
+    return JsonResponse({"seat": "all" if seat is None else seat, "start": start, "steps": run.steps,
+                         "frames": frames, "meta": meta,
+                         "live": {"status": "running", "delay": delay, "waiting": len(played) - len(shown)}})
+
+
+def running_matches(user, tournament_id: int | None = None, limit: int = 10) -> list[Match]:
+    """The matches being played now, newest first: all of them, or one tournament's."""
+    running = Match.objects.filter(status=Match.Status.RUNNING)
+    if tournament_id is not None:
+        sets = [*PairingSet.objects.filter(pairing__round__tournament_id=tournament_id)
+                .values_list("duplicate_set", flat=True),
+                *TableSet.objects.filter(table__round__tournament_id=tournament_id)
+                .values_list("duplicate_set", flat=True)]
+        running = running.filter(kind=Match.Kind.TOURNAMENT, duplicate_set__in=sets)
+    return recent_matches(running, limit, user)
+
+
+def playing_now(request):
+    """GET /live/playing/ — the "Playing now" table of the home page (or of one tournament: ?tournament=N),
+    rendered, for the page to swap in without a reload."""
+    tournament = request.GET.get("tournament") or ""
+    return render(request, "web/match_table.html", {
+        "matches": running_matches(request.user, int(tournament) if tournament.isdigit() else None),
+        "empty": "No match is being played right now."})

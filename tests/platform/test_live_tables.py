@@ -1,0 +1,192 @@
+"""Live tables on the real PostgreSQL and Redis: a person sits down against a house bot, the match is played
+by the worker's task (in a thread here) while the person answers through the table's endpoints, and a
+casual match whose worker dies ends aborted instead of being replayed."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import orjson
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def person(house_bots, make_user, monkeypatch):
+    from matches import actions
+
+    monkeypatch.setattr(actions, "publish", lambda match_id, queue, retry=False: None)  # the test plays them
+    user = make_user("ann")
+    client = Client()
+    client.force_login(user)
+    return user, client
+
+
+def sit_down(client, opponent: str = "greedy-bura", preset: str = "bura", **extra):
+    answer = client.post("/play/", {"opponent": opponent, "preset": preset, **extra})
+    assert answer.status_code == 302, answer.content
+    return int(answer["Location"].strip("/").split("/")[-1])
+
+
+def play_in_thread(match_id: int) -> dict:
+    from matches.tasks import play_match
+
+    outcome: dict = {}
+
+    def run():
+        from django.db import connection
+        try:
+            outcome["result"] = play_match(match_id)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    outcome["thread"] = thread
+    return outcome
+
+
+def answer_like_the_page(client, match_id: int, rng: random.Random, *, illegal_first: bool = False,
+                         stop_after: int | None = None, timeout: float = 120) -> list[dict]:
+    """Poll the seat's lines and answer every request with a legal action, as table.js does."""
+    after, seen, answered = 0, [], 0
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = client.get(f"/play/{match_id}/lines/?after={after}").json()
+        for entry in body["lines"]:
+            message = entry["m"]
+            seen.append(message)
+            if message["type"] == "hello":
+                assert client.post(f"/play/{match_id}/answer/", b'{"type":"ready"}',
+                                   content_type="application/json").status_code == 200
+            elif message["type"] == "request":
+                if stop_after is not None and answered >= stop_after:
+                    continue
+                if illegal_first and answered == 0:
+                    hand = message["observation"]["hand"]
+                    wrong = {"type": "lead", "cards": [c for c in ["AS", "AH", "AD", "AC"] if c not in hand][:1]}
+                    refused = client.post(f"/play/{match_id}/answer/", orjson.dumps(
+                        {"type": "action", "id": message["id"], "action": wrong}), content_type="application/json")
+                    assert refused.status_code == 400, refused.content
+                    assert refused.json()["error"]["message"], refused.json()  # the rules' own words
+                action = rng.choice(message["legal_actions"])
+                sent = client.post(f"/play/{match_id}/answer/", orjson.dumps(
+                    {"type": "action", "id": message["id"], "action": action}), content_type="application/json")
+                assert sent.status_code == 200, sent.content
+                again = client.post(f"/play/{match_id}/answer/", orjson.dumps(
+                    {"type": "action", "id": message["id"], "action": action}), content_type="application/json")
+                assert again.status_code == 409  # a double click answers once
+                answered += 1
+        after += len(body["lines"])
+        if body["status"] in ("finished", "aborted"):
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"the match did not end in {timeout} s; saw {[m['type'] for m in seen][-5:]}")
+
+
+def test_a_person_plays_a_whole_casual_match_through_the_table(person):
+    from matches.models import Match
+
+    _, client = person
+    match_id = sit_down(client)
+    match = Match.objects.get(pk=match_id)
+    assert (match.kind, match.ranked, match.queue) == ("casual", False, "casual")
+    mine = [s for s in match.seats.select_related("version__bot") if s.version.bot.is_person]
+    assert [s.version.bot.name for s in mine] == ["@ann"]
+    assert client.get(f"/play/{match_id}/").status_code == 200
+    stranger = Client()
+    assert stranger.get(f"/play/{match_id}/").status_code == 404  # a table is its person's only
+    assert stranger.get(f"/play/{match_id}/lines/").status_code == 404
+    played = play_in_thread(match_id)
+    seen = answer_like_the_page(client, match_id, random.Random(5), illegal_first=True)
+    played["thread"].join(timeout=60)
+    assert played["result"] == "finished"
+    match.refresh_from_db()
+    assert match.status == "finished" and match.result["ended_by"] == "rules"
+    seat = match.seats.get(seat=mine[0].seat)
+    assert seat.verdict == "ok" and seat.decisions > 0
+    hello = seen[0]
+    assert hello["type"] == "hello" and hello["time"]["move_ms"] == 30_000  # a person's clock
+    # only this seat's view ever reached the page: no other seat's hand in any line
+    for message in seen:
+        if message["type"] == "request":
+            assert message["observation"]["seat"] == mine[0].seat
+    assert client.get(f"/matches/{match_id}/").status_code == 200
+    again = client.post(f"/play/{match_id}/rematch/")
+    assert again.status_code == 302 and again["Location"] != f"/play/{match_id}/"
+
+
+def test_one_table_at_a_time_and_bad_requests_get_reasons(person):
+    _, client = person
+    match_id = sit_down(client)
+    refused = client.post("/play/", {"opponent": "greedy-bura", "preset": "bura"}, follow=True)
+    assert "already at a table" in refused.content.decode()
+    refused = client.post("/play/", {"opponent": "no-such-bot", "preset": "bura"}, follow=True)
+    assert "no bot called" in refused.content.decode()
+    answer = client.post(f"/play/{match_id}/answer/", b"not json", content_type="application/json")
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad-json"
+    answer = client.post(f"/play/{match_id}/answer/", b'{"type":"ready"}', content_type="application/json")
+    assert answer.status_code == 409 and "not being played" in answer.json()["error"]["message"]
+
+
+def test_a_person_who_never_answers_forfeits_on_the_clock(person, settings):
+    from matches.models import Match
+
+    settings.PERSON_MOVE_SECONDS, settings.PERSON_BANK_SECONDS = 1, 0
+    _, client = person
+    match_id = sit_down(client)
+    played = play_in_thread(match_id)
+    answer_like_the_page(client, match_id, random.Random(1), stop_after=1, timeout=90)
+    played["thread"].join(timeout=30)
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "finished" and match.result["ended_by"] == "forfeit"
+    seat = next(s for s in match.seats.select_related("version__bot") if s.version.bot.is_person)
+    assert (seat.verdict, seat.code) == ("timeout", "move")
+
+
+def test_a_casual_match_whose_worker_died_is_aborted_not_replayed(person):
+    from django.utils import timezone
+
+    from matches import actions
+    from matches.models import Match
+
+    _, client = person
+    match_id = sit_down(client)
+    assert actions.claim(match_id, "dead-worker:1:x") is not None
+    Match.objects.filter(pk=match_id).update(lease_expires=timezone.now() - timezone.timedelta(seconds=1))
+    assert actions.recover_expired_leases() == 1
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "aborted" and match.result is None and match.attempts == 1
+    page = client.get(f"/matches/{match_id}/").content.decode()
+    assert "aborted" in page and "Rematch" in page
+    assert sit_down(client) != match_id  # the person may sit down again at once
+
+
+def test_a_ladder_match_is_followed_live_behind_its_delay(person, settings):
+    from bots.models import Bot
+    from matches import actions, live
+    from matches.models import Match
+
+    settings.LIVE_DELAY_SECONDS = 0
+    versions = [Bot.objects.get(name=n).current_version for n in ("greedy-bura", "random-bura")]
+    match = actions.create_match(kind="ladder", preset="bura", seat_versions=versions, ranked=True)
+    viewer = Client()
+    assert viewer.get(f"/matches/{match.pk}/live/").json() == {"live": {"status": "queued"}}
+    Match.objects.filter(pk=match.pk).update(status="running")
+    live.start_match(live.live_id(match), [0, 1])
+    body = viewer.get(f"/matches/{match.pk}/live/?seat=all").json()  # nothing relayed yet: the opening position
+    assert body["steps"] == 0 and body["meta"]["live"] is True and len(body["frames"]) == 1
+    Match.objects.filter(pk=match.pk).update(status="queued")
+    played = play_in_thread(match.pk)
+    played["thread"].join(timeout=60)
+    assert played["result"] == "finished"
+    relayed = live.actions(live.live_id(match))
+    match.refresh_from_db()
+    from web.replay_views import load_stored
+    assert [(e["seat"], e["action"]) for e in relayed] == [(a["seat"], a["action"])
+                                                           for a in load_stored(match.replay_sha256)["actions"]]
+    assert viewer.get(f"/matches/{match.pk}/live/").json() == {"live": {"status": "finished"}}
