@@ -140,11 +140,11 @@
     if (game === "bura" && obs.trick && obs.trick.plays) {
       obs.trick.plays.forEach(function (p) {
         var down = p.face_down === true ? p.cards.map(function () { return "??"; }) : p.cards;
-        ui.board.appendChild(row("seat " + p.seat + (p.face_down === true ? " (face down)" : ""), cardRow(down)));
+        ui.board.appendChild(row("on the table, seat " + p.seat + (p.face_down === true ? " (face down)" : ""), cardRow(down)));
       });
     } else if (game === "kozel" && Array.isArray(obs.trick)) {
       obs.trick.forEach(function (card, i) {
-        ui.board.appendChild(row("seat " + ((obs.leader + i) % obs.players), cardRow([card])));
+        ui.board.appendChild(row("on the table, seat " + ((obs.leader + i) % obs.players), cardRow([card])));
       });
     } else if (game === "burraco") {
       ui.board.appendChild(row("discard pile", cardRow(obs.discard_pile || [])));

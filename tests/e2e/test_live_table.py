@@ -1,0 +1,241 @@
+"""Live tables in real Chromium: a person sits down from a bot's page and plays a whole `bura` match against
+a house bot by clicking (and another by keyboard), sees only their own cards in the page and in the traffic,
+closes the tab mid-match and resumes, and opens the replay afterwards; a second browser follows a ladder
+match live and sees the moves arrive. The matches are played by the worker's task in a thread of the test
+process, through the real Redis relay."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import orjson
+import pytest
+from browser_helpers import screenshot
+
+PASSWORD = "a-long-password-1"
+
+
+@pytest.fixture
+def person(house_bots, monkeypatch):
+    from accounts.models import User
+    from matches import actions
+
+    monkeypatch.setattr(actions, "publish", lambda match_id, queue, retry=False: None)  # the test plays them
+    return User.objects.create_user(username="carol", password=PASSWORD)
+
+
+def log_in(page, site: str, user) -> None:
+    page.goto(f"{site}/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(lambda url: "/login/" not in url)
+
+
+def play_in_thread(match_id: int) -> threading.Thread:
+    from django.db import connection
+
+    from matches.tasks import play_match
+
+    def run():
+        try:
+            play_match(match_id)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def record_lines(page, seen: list[dict]) -> None:
+    """Every protocol message the page received from the site."""
+    def on_response(response):
+        if "/lines/" in response.url and response.ok:
+            for entry in response.json()["lines"]:
+                seen.append(entry["m"])
+    page.on("response", on_response)
+
+
+def move(page, by_keyboard: bool) -> None:
+    """Make one legal move as a person would: a key, or a card then (if the card alone is not a move) a button."""
+    if by_keyboard:
+        page.keyboard.press("1")
+        return
+    before = page.get_attribute("#table", "data-answered")
+    cards = page.locator("#table-hand button.card:not([disabled])")
+    buttons = page.locator("#table-actions button.table-action")
+    if buttons.count() and page.evaluate("() => !!document.querySelector('#table-actions button') && "
+                                         "!JSON.parse(document.querySelector('#table-actions button')"
+                                         ".dataset.action).cards && !JSON.parse(document.querySelector("
+                                         "'#table-actions button').dataset.action).card"):
+        buttons.first.click()  # a claim or a pass: a button, no card
+        return
+    cards.first.click()
+    if page.get_attribute("#table", "data-answered") == before and buttons.count():
+        page.locator("#table-actions button.table-action").first.click()
+
+
+def play_to_the_end(page, by_keyboard: bool, stop_after: int | None = None, timeout: float = 180) -> int:
+    moves = 0
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if page.get_attribute("#table", "data-over"):
+            return moves
+        request = page.get_attribute("#table", "data-request")
+        if request and page.get_attribute("#table", "data-answered") != request and \
+                page.locator("#table-actions button.table-action").count():
+            if stop_after is not None and moves >= stop_after:
+                return moves
+            move(page, by_keyboard)
+            page.wait_for_function(f"() => document.querySelector('#table').dataset.answered === '{request}' || "
+                                   f"document.querySelector('#table').dataset.over")
+            moves += 1
+        else:
+            page.wait_for_timeout(100)
+    raise AssertionError("the match did not end in time")
+
+
+def sit_down(page, site: str, bot: str = "greedy-bura") -> int:
+    page.goto(f"{site}/bots/{bot}/")
+    page.click("#sit-down summary")
+    screenshot(page, "table-sit-down")
+    page.click("#sit-down-button")
+    page.wait_for_url(lambda url: "/play/" in url)
+    return int(page.url.rstrip("/").split("/")[-1])
+
+
+def my_seat(match_id: int) -> int:
+    from matches.models import Match
+
+    match = Match.objects.get(pk=match_id)
+    return next(s.seat for s in match.seats.select_related("version__bot") if s.version.bot.is_person)
+
+
+def hands_of_others(match_id: int, mine: int) -> set[str]:
+    """Every card another seat held at any point of the finished match (from its replay)."""
+    from matches.models import Match
+    from web.replay_views import load_stored
+
+    replay = load_stored(Match.objects.get(pk=match_id).replay_sha256)
+    seen = set()
+    for event in replay["events"]:
+        if event.get("type") == "deal":
+            for seat, hand in enumerate(event.get("hands") or []):
+                if seat != mine:
+                    seen.update(hand)
+    return seen
+
+
+def test_a_person_plays_a_whole_bura_match_by_clicking_resumes_and_sees_the_replay(live_server, browser, person):
+    from matches.models import Match
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    seen: list[dict] = []
+    record_lines(page, seen)
+    log_in(page, live_server.url, person)
+    match_id = sit_down(page, live_server.url)
+    worker = play_in_thread(match_id)
+    page.wait_for_selector("#table-hand button.card")
+    screenshot(page, "table-your-move")
+    play_to_the_end(page, by_keyboard=False, stop_after=3)
+    # the tab is closed mid-match; the person comes back to the same page and the match goes on from there
+    page.close()
+    time.sleep(1)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    record_lines(page, seen)
+    page.goto(f"{live_server.url}/play/{match_id}/")
+    page.wait_for_function("() => document.querySelector('#table').dataset.request || "
+                           "document.querySelector('#table').dataset.over")
+    moves = play_to_the_end(page, by_keyboard=False)
+    worker.join(timeout=60)
+    page.wait_for_selector("#table-end:not([hidden])")
+    screenshot(page, "table-over")
+    result = page.inner_text("#table-result")
+    assert result.startswith(("You won", "You lost", "A draw")), result
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "finished" and match.result["ended_by"] == "rules", match.result
+    assert moves > 0
+    mine = my_seat(match_id)
+    # the traffic held this seat's observations only, and the page never drew another seat's card
+    requests = [m for m in seen if m["type"] == "request"]
+    assert requests and all(m["observation"]["seat"] == mine for m in requests)
+    assert all("hands" not in (m.get("event") or {}) or all(
+        c == "??" for s, hand in enumerate(m["event"]["hands"]) if s != mine for c in hand)
+        for m in seen if m["type"] == "event")
+    page.click("#table-replay")
+    page.wait_for_selector("#replay-viewer.ready")
+    screenshot(page, "table-replay")
+    page.click("#rematch")
+    page.wait_for_url(lambda url: "/play/" in url and not url.rstrip("/").endswith(str(match_id)))
+    assert not errors, errors
+    context.close()
+    assert hands_of_others(match_id, mine)  # the replay, public now, has the other hands
+
+
+def test_a_person_plays_by_keyboard_and_a_second_browser_watches_live(live_server, browser, person, settings):
+    from matches.models import Match
+
+    settings.LIVE_DELAY_SECONDS = 1
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    log_in(page, live_server.url, person)
+    match_id = sit_down(page, live_server.url, "random-bura")
+    worker = play_in_thread(match_id)
+    page.wait_for_selector("#table-hand button.card")
+    watcher_context = browser.new_context(viewport={"width": 1280, "height": 900})
+    watcher = watcher_context.new_page()
+    watcher.set_default_timeout(30_000)
+    watcher.goto(f"{live_server.url}/matches/{match_id}/")
+    watcher.wait_for_selector("#replay-viewer[data-live-steps]")
+    options = watcher.eval_on_selector_all("#rv-seat option", "els => els.map(e => e.value)")
+    assert options == [str(my_seat(match_id))]  # a person's match is followed from the person's seat only
+    first = int(watcher.get_attribute("#replay-viewer", "data-live-steps"))
+    play_to_the_end(page, by_keyboard=True, stop_after=4)
+    watcher.wait_for_function(f"() => Number(document.querySelector('#replay-viewer').dataset.liveSteps) > {first}")
+    screenshot(watcher, "table-watched-live")
+    play_to_the_end(page, by_keyboard=True)
+    worker.join(timeout=60)
+    assert Match.objects.get(pk=match_id).status == "finished"
+    watcher.wait_for_selector("#replay-viewer.ready:not([data-live-url])", timeout=20_000)  # now the replay
+    context.close()
+    watcher_context.close()
+
+
+def test_a_ladder_match_is_watched_live_and_its_moves_arrive(live_server, page, house_bots, monkeypatch, settings):
+    from bots.actions import house_version
+    from matches import actions, live
+
+    settings.LIVE_DELAY_SECONDS = 0
+    monkeypatch.setattr(actions, "publish", lambda match_id, queue, retry=False: None)
+    relay = live.publish_action
+
+    def slowly(match_id, seat, action):  # bots play in microseconds: a pace a person can watch
+        time.sleep(0.15)
+        relay(match_id, seat, action)
+
+    monkeypatch.setattr(live, "publish_action", slowly)
+    match = actions.create_match(kind="ladder", preset="bura", ranked=True,
+                                 seat_versions=[house_version("bura", "greedy"), house_version("bura", "random")])
+    page.goto(f"{live_server.url}/")
+    worker = play_in_thread(match.pk)
+    page.wait_for_selector(f"#playing-now a[href='/matches/{match.pk}/']", timeout=20_000)  # no reload
+    page.click(f"#playing-now a[href='/matches/{match.pk}/']")
+    page.wait_for_selector("#replay-viewer[data-live-steps]")
+    options = page.eval_on_selector_all("#rv-seat option", "els => els.map(e => e.value)")
+    assert options[0] == "all"
+    first = int(page.get_attribute("#replay-viewer", "data-live-steps"))
+    page.wait_for_function(f"() => Number(document.querySelector('#replay-viewer').dataset.liveSteps) > {first} + 2")
+    screenshot(page, "ladder-watched-live")
+    worker.join(timeout=120)
+    page.wait_for_selector("#replay-viewer.ready:not([data-live-url])", timeout=20_000)
+    assert not page.errors, page.errors
+    assert orjson.dumps(first)
