@@ -6,6 +6,7 @@ process, through the real Redis relay."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -97,9 +98,11 @@ def play_to_the_end(page, by_keyboard: bool, stop_after: int | None = None, time
     raise AssertionError("the match did not end in time")
 
 
-def sit_down(page, site: str, bot: str = "greedy-bura") -> int:
+def sit_down(page, site: str, bot: str = "greedy-bura", preset: str | None = None) -> int:
     page.goto(f"{site}/bots/{bot}/")
     page.click("#sit-down summary")
+    if preset is not None:
+        page.select_option("#sit-preset", preset)
     screenshot(page, "table-sit-down")
     page.click("#sit-down-button")
     page.wait_for_url(lambda url: "/play/" in url)
@@ -239,3 +242,136 @@ def test_a_ladder_match_is_watched_live_and_its_moves_arrive(live_server, page, 
     page.wait_for_selector("#replay-viewer.ready:not([data-live-url])", timeout=20_000)
     assert not page.errors, page.errors
     assert orjson.dumps(first)
+
+
+def position(match_id: int):
+    """The match as the referee has it now: re-run from its seed through the relayed actions."""
+    from arena.games import new_match, resolve
+    from matches import live
+    from matches.models import Match
+
+    match = Match.objects.get(pk=match_id)
+    _, rules = resolve(match.preset, match.overrides)
+    state = new_match(rules, match.seed)
+    for entry in live.actions(live.live_id(match)):
+        state.apply(entry["seat"], entry["action"])
+    return state
+
+
+def accepted(state, seat: int, action: dict):
+    """The position after ``action``, or None when the rules refuse it (the state itself is left alone)."""
+    import pickle
+
+    from arena.games.base import IllegalAction
+
+    trial = pickle.loads(pickle.dumps(state))
+    try:
+        trial.apply(seat, action)
+    except IllegalAction:
+        return None
+    return trial
+
+
+def meld_add_discard(state, seat: int):
+    """A meld of three cards of the hand, one more card added to it, and a discard after: (meld indices, add
+    index, discard index in the hand after both), or None when this hand has no such turn."""
+    from itertools import combinations
+
+    hand = state.observation(seat)["hand"]
+    for trio in combinations(range(len(hand)), 3):
+        after_meld = accepted(state, seat, {"type": "meld", "cards": [hand[i] for i in trio]})
+        if after_meld is None:
+            continue
+        view = after_meld.observation(seat)
+        meld = next(m for m in view["melds"] if m["team"] == view["team"] and
+                    sorted(hand[i] for i in trio) == sorted(m["cards"]))
+        rest = view["hand"]
+        for k, card in enumerate(rest):
+            after_add = accepted(after_meld, seat, {"type": "add", "meld": meld["id"], "cards": [card]})
+            if after_add is None or len(after_add.observation(seat)["hand"]) < 2:
+                continue
+            left = after_add.observation(seat)["hand"]
+            for d, out in enumerate(left):
+                if accepted(after_add, seat, {"type": "discard", "card": out}) is not None:
+                    return list(trio), (k, meld["id"]), d
+    return None
+
+
+def wait_for_my_move(page, after: str | None) -> str:
+    page.wait_for_function(f"() => {{ const t = document.querySelector('#table').dataset; "
+                           f"return (t.request && t.request !== '{after}' && t.answered !== t.request) || t.over; }}")
+    return page.get_attribute("#table", "data-request")
+
+
+def click_action(page, text) -> None:
+    page.locator("#table-actions button.table-action", has_text=text).first.click()
+
+
+def test_a_burraco_turn_by_clicking_draw_meld_add_discard(live_server, page, person, settings):
+    from matches.models import Match
+
+    settings.PERSON_MOVE_SECONDS, settings.PERSON_BANK_SECONDS = 20, 0  # once the turn is shown, time runs out
+    log_in(page, live_server.url, person)
+    match_id = sit_down(page, live_server.url, "greedy-burraco", "burraco-2p")  # two seats: turns come often
+    worker = play_in_thread(match_id)
+    seat = None
+    request = None
+    refused_once = False
+    for _ in range(40):  # turns until one with a meld, an add and a discard
+        request = wait_for_my_move(page, request)
+        assert not page.get_attribute("#table", "data-over"), page.inner_text("#table-result")
+        seat = my_seat(match_id) if seat is None else seat
+        click_action(page, "draw")  # draw from the stock
+        request = wait_for_my_move(page, request)
+        state = position(match_id)
+        hand = state.observation(seat)["hand"]
+        plan = meld_add_discard(state, seat)
+        cards = page.locator("#table-hand button.card")
+        if plan is None:  # nothing to meld this turn: discard the first card the rules let go
+            for d, out in enumerate(hand):
+                if accepted(state, seat, {"type": "discard", "card": out}) is not None:
+                    cards.nth(d).click()
+                    click_action(page, "discard")
+                    break
+            continue
+        if not refused_once:  # an illegal meld is answered with the rules' reason, and the turn goes on
+            from itertools import combinations
+
+            wrong = next((trio for trio in combinations(range(len(hand)), 3)
+                          if accepted(state, seat, {"type": "meld", "cards": [hand[i] for i in trio]}) is None), None)
+            if wrong is not None:
+                for i in wrong:
+                    cards.nth(i).click()
+                click_action(page, "meld")
+                page.wait_for_function("() => document.querySelector('#table-error').textContent.startsWith('Refused')")
+                refused_once = True
+                screenshot(page, "burraco-refused-meld")
+                for i in wrong:
+                    cards.nth(i).click()  # chosen again: unchosen
+        trio, (add_at, meld_id), discard_at = plan
+        for i in trio:
+            cards.nth(i).click()
+        screenshot(page, "burraco-meld-chosen")
+        click_action(page, "meld")
+        request = wait_for_my_move(page, request)
+        page.locator("#table-hand button.card").nth(add_at).click()
+        click_action(page, re.compile(rf"\badd\b.* meld {meld_id}$"))
+        request = wait_for_my_move(page, request)
+        screenshot(page, "burraco-after-add")
+        page.locator("#table-hand button.card").nth(discard_at).click()
+        click_action(page, "discard")
+        break
+    else:
+        raise AssertionError("no turn with a meld and an add in 40 turns")
+    assert refused_once
+    page.wait_for_selector("#table-end:not([hidden])", timeout=90_000)  # then the person's clock ran out
+    worker.join(timeout=60)
+    match = Match.objects.get(pk=match_id)
+    person_seat = match.seats.get(seat=seat)
+    assert (person_seat.verdict, person_seat.code) == ("timeout", "move")
+    assert "timeout" in page.inner_text("#table-result")
+    from web.replay_views import load_stored
+    mine = [a["action"]["type"] for a in load_stored(match.replay_sha256)["actions"] if a["seat"] == seat]
+    assert mine[-4:] == ["draw", "meld", "add", "discard"], mine
+    # the refused meld's answer (400) is logged by Chromium as a failed load; nothing else went wrong
+    assert [e for e in page.errors if "status of 400" not in e] == [], page.errors
