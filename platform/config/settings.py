@@ -163,6 +163,7 @@ MATCH_HOOKS = [
     "ladder.hooks.PlaceNewVersions",
     "ladder.hooks.SuspendFailingBots",
     "ratings.hooks.RecordRankedMatch",
+    "ratings.hooks.RecordPeopleRatings",
     "tournaments.hooks.RecordTournamentMatch",
     "tournaments.hooks.RecordVersionTestGame",
     "tournaments.hooks.MakeRoomForTournaments",

@@ -188,7 +188,9 @@ def _refit(preset: str, requested: datetime | None) -> Refit:
         refit = Refit.objects.create(preset=preset, matches=matches, last_match=last_match, rated=0,
                                      seconds=0.0)
         # in version-id order, as recording a result locks them (docs/matches.md, "Lock order")
-        rows = list(Rating.objects.select_for_update().filter(preset=preset).order_by("version_id"))
+        # people's rows have a fit of their own (ratings.people); this one never touches them
+        rows = list(Rating.objects.select_for_update().filter(preset=preset).exclude(bot__kind=Bot.Kind.PERSON)
+                    .order_by("version_id"))
         snapshots = []
         for rating in rows:
             value = fitted.rating(rating.version_id)
@@ -238,6 +240,6 @@ def presets_needing_refit(presets: list[str] | None = None) -> list[str]:
 
 def leaderboard(preset: str):
     """Every bot's current version on the preset's scale: fitted first (best first), then by live rating."""
-    return (Rating.objects.filter(preset=preset, is_current=True)
+    return (Rating.objects.filter(preset=preset, is_current=True, bot__kind=Bot.Kind.BOT)
             .select_related("bot__owner", "version")
             .order_by("-board", "-live_mu", "id"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from matches.hooks import MatchHook
 from matches.models import Match, Seat
-from ratings import actions
+from ratings import actions, people
 
 
 class RecordRankedMatch(MatchHook):
@@ -12,6 +12,15 @@ class RecordRankedMatch(MatchHook):
 
     def finished(self, match: Match, seats: list[Seat]) -> None:
         actions.record_ranked_match(match, seats)
+
+
+class RecordPeopleRatings(MatchHook):
+    """A casual match moves its person's live rating (never a bot's), once."""
+
+    kinds = frozenset({Match.Kind.CASUAL})
+
+    def finished(self, match: Match, seats: list[Seat]) -> None:
+        people.record_casual_match(match, seats)
 
 
 def follow_current_version(sender, *, bot_id: int, version_id: int | None, **_) -> None:

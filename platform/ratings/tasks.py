@@ -6,6 +6,7 @@ from celery import shared_task
 
 from ratings.actions import presets_needing_refit, refit_preset, refit_requested
 from ratings.models import Refit
+from ratings.people import PEOPLE, presets_needing_people_refit, refit_people
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +29,12 @@ def refit(preset: str) -> int:
 
 @shared_task(ignore_result=True)
 def refit_due() -> list[str]:
-    """Beat: refit every preset that has ranked matches the last fit did not see."""
+    """Beat: refit every preset that has ranked matches the last fit did not see, and the people's ratings of
+    every preset with casual matches their last fit did not see."""
     presets = presets_needing_refit()
     for preset in presets:
         _report(refit_preset(preset))
+    for preset in presets_needing_people_refit():
+        _report(refit_people(preset))
+        presets.append(PEOPLE + preset)
     return presets

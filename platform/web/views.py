@@ -37,6 +37,7 @@ from matches.validation import do_upload_version, validation_links, validation_s
 from ratings.actions import leaderboard
 from ratings.live import to_elo
 from ratings.models import Rating, RatingSnapshot
+from ratings.people import people_board
 from ratings.queries import head_to_head, ratings_at
 from tournaments.models import Trophy
 from web import challenge_views, health
@@ -308,14 +309,24 @@ def preset_page(request, preset: str):
         "rows": board, "sorts": list(SORT_LABELS.items()), "named_as_game": preset == game,
         "keep": urlencode({k: v for k, v in (("q", query), ("sort", sort)) if v and (k, v) != ("sort", "rating")}),
         "page_range": paginator.get_elided_page_range(page.number, on_each_side=1, on_ends=1),
-        "sit": sit_down_choices(game=game, preset=preset)})
+        "sit": sit_down_choices(game=game, preset=preset), "people": people_with_live_elo(preset)})
+
+
+def people_with_live_elo(preset: str) -> list[Rating]:
+    rows = people_board(preset)
+    for row in rows:
+        row.live_elo = to_elo(row.live_mu)
+    return rows
 
 
 def person_page(request, person: Bot):
     """A person's page ("@name"): their casual matches at live tables, in every game."""
     seats = Bot.objects.filter(owner_id=person.owner_id, kind=Bot.Kind.PERSON)
     matches = recent_matches(Match.objects.filter(seats__version__bot__in=seats).distinct(), RECENT, request.user)
-    return render(request, "web/person.html", {"person": person, "matches": matches})
+    ratings = list(Rating.objects.filter(bot__in=seats).order_by("preset"))
+    for row in ratings:
+        row.live_elo = to_elo(row.live_mu)
+    return render(request, "web/person.html", {"person": person, "matches": matches, "ratings": ratings})
 
 
 def healthz(request):

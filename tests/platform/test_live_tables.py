@@ -190,3 +190,44 @@ def test_a_ladder_match_is_followed_live_behind_its_delay(person, settings):
     assert [(e["seat"], e["action"]) for e in relayed] == [(a["seat"], a["action"])
                                                            for a in load_stored(match.replay_sha256)["actions"]]
     assert viewer.get(f"/matches/{match.pk}/live/").json() == {"live": {"status": "finished"}}
+
+
+def test_people_get_their_own_ratings_and_no_bot_rating_moves(person):
+    from bots.models import Bot
+    from matches.models import Match
+    from ratings.actions import leaderboard, refit_preset
+    from ratings.models import Rating
+    from ratings.people import people_board, presets_needing_people_refit, refit_people
+    from ratings.tasks import refit_due
+
+    _, client = person
+    greedy = Bot.objects.get(name="greedy-bura")
+    before = list(Rating.objects.filter(bot=greedy).values_list("live_mu", "live_sigma", "games"))
+    for seed in (3, 4):
+        match_id = sit_down(client)
+        played = play_in_thread(match_id)
+        answer_like_the_page(client, match_id, random.Random(seed))
+        played["thread"].join(timeout=60)
+        assert Match.objects.get(pk=match_id).status == "finished"
+    assert list(Rating.objects.filter(bot=greedy).values_list("live_mu", "live_sigma", "games")) == before
+    mine = Rating.objects.get(bot__name="@ann", preset="bura")
+    assert mine.games == 2 and mine.wins + mine.draws + mine.losses == 2 and not mine.is_current
+    assert mine.live_mu != 25.0 or mine.live_sigma < 25 / 3  # the live value moved
+    assert all(r.bot.kind == "bot" for r in leaderboard("bura"))  # the bots' list has no person
+    assert presets_needing_people_refit() == ["bura"]
+    assert refit_due() == ["people:bura"]
+    mine.refresh_from_db()
+    assert mine.official is not None and mine.official_low < mine.official < mine.official_high
+    assert [r.bot.name for r in people_board("bura")] == ["@ann"]
+    assert presets_needing_people_refit() == []
+    official = mine.official
+    refit_people("bura")  # the same matches: the same number (to the warm start's last digits)
+    mine.refresh_from_db()
+    assert mine.official == pytest.approx(official, abs=1e-6)
+    official = mine.official
+    refit_preset("bura")  # the bots' own refit leaves a person's row alone
+    mine.refresh_from_db()
+    assert mine.official == official
+    page = client.get("/games/bura/").content.decode()
+    assert 'id="people"' in page and "@ann" in page
+    assert "@ann" in client.get("/bots/@ann/").content.decode()
