@@ -58,6 +58,7 @@ _COUNTED_RANKS = "AT6"
 _CARD_COUNTS = {card: (1 << 4 * "SHDC".index(card[1])) +
                 (1 << 4 * (4 + _COUNTED_RANKS.index(card[0])) if card[0] in _COUNTED_RANKS else 0)
                 for card in (r + s for r in "ATKQJ9876" for s in "SHDC")}
+_COUNT_OF = _CARD_COUNTS.__getitem__
 _TOPS = sum(_FIELD_TOP << 4 * field for field in range(4 + len(_COUNTED_RANKS)))
 
 
@@ -152,16 +153,18 @@ def best_of_hand(seat: int, hand: Sequence[str], trump: str, rules) -> Combinati
 
 def resolve_combinations(hands: Sequence[Sequence[str]], trump: str, rules, first: int) -> Resolution | None:
     """What takes effect now, looking at full hands only; ``first`` is the seat due to lead. None: nothing."""
-    size = SIZE[rules.combinations]
     full = rules.hand
-    holders: list[Combination] = []  # in turn order from ``first``
-    n = len(hands)
+    size = SIZE[rules.combinations]
     start = _START[size]
-    counts = _CARD_COUNTS.__getitem__
     # The cheap test first, over every hand: most hands are not one suit and hold fewer than three aces,
     # tens or sixes, so most calls end here.
-    if not any(len(hand) == full and (start + sum(map(counts, hand))) & _TOPS for hand in hands):
+    for hand in hands:
+        if len(hand) == full and (start + sum(map(_COUNT_OF, hand))) & _TOPS:
+            break
+    else:
         return None
+    holders: list[Combination] = []  # in turn order from ``first``
+    n = len(hands)
     for seat in (*range(first, n), *range(first)):
         hand = hands[seat]
         if len(hand) != full or not _may_hold_one(hand, size):

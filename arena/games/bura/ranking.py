@@ -44,6 +44,12 @@ def beats(card: str, target: str, trump: str) -> bool:
     return card[1] == trump
 
 
+# BEATERS[trump][target]: every card that beats ``target`` — the rule of ``beats`` tabled once for each
+# trump suit, so a one-card response (most responses) is a set lookup on the path of every trick.
+BEATERS = {trump: {target: frozenset(card for card in _ORDER if beats(card, target, trump)) for target in _ORDER}
+           for trump in SUITS}
+
+
 def pairing(cards: Sequence[str], target: Sequence[str], trump: str) -> list[tuple[str, str]] | None:
     """A one-to-one pairing (card, beaten target card) covering every target card, or None if none exists."""
     if len(cards) != len(target):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from bisect import insort
+from collections.abc import Iterable
 from itertools import combinations
 from typing import Any
 
@@ -17,7 +18,7 @@ from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_
 from arena.games.base import IllegalAction
 from arena.games.bura import scoring, views
 from arena.games.bura.combos import INSTANT_WIN, resolve_combinations
-from arena.games.bura.ranking import card_sort_key, pairing, points, sort_cards
+from arena.games.bura.ranking import BEATERS, card_sort_key, pairing, points, sort_cards
 from arena.games.bura.rules import Rules
 
 LEAD = "lead"
@@ -336,31 +337,9 @@ class BuraMatch:
         self._issued = (actions, sets, _BOTH_WAYS if may_hide else _FACE_UP)
         return actions
 
-    def _listed_move(self, issued: tuple, action) -> tuple[tuple[str, ...], bool] | None:
-        """(cards, face down) when ``action`` is one of the dicts the last ``legal_actions`` call listed for
-        this decision and still reads as it was listed; None otherwise (then it is validated in full)."""
-        actions, sets, downs = issued
-        for i in range(len(actions)):
-            if actions[i] is action:
-                break
-        else:
-            return None
-        if downs:  # responses, a face-up and a face-down dict per set with discard other than open
-            down = downs[i % len(downs)]
-            cards = sets[i // len(downs)]
-            if len(action) != 3 or action.get("type") is not RESPOND or action.get("face_down") is not down:
-                return None
-        else:  # leads
-            cards, down = sets[i], False
-            if len(action) != 2 or action.get("type") is not LEAD:
-                return None
-        raw = action.get("cards")
-        if raw.__class__ is not list or tuple(raw) != cards:
-            return None
-        return cards, down
-
     def apply(self, seat: int, action: dict) -> None:
-        if self.phase == OVER:
+        phase = self.phase
+        if phase == OVER:
             self._issued = None
             raise IllegalAction("match-over", "the match is over")
         if seat != self.current:
@@ -368,15 +347,26 @@ class BuraMatch:
         issued = self._issued
         if issued is not None:
             self._issued = None
-            move = self._listed_move(issued, action)
-            if move is not None:
-                listed, hidden = move
-                if self.phase == LEAD:
-                    self._lead(seat, listed)
-                else:
-                    self._respond(seat, listed, listed if hidden else ())
-                return
-        elif self.phase == CLAIM and action.__class__ is dict and len(action) == 1:
+            # One of the dicts the last ``legal_actions`` call listed for this decision, still reading as it
+            # was listed, is played without validating it again; anything else is validated in full below.
+            actions, sets, downs = issued
+            for i, listed in enumerate(actions):
+                if listed is action:
+                    raw = action.get("cards")
+                    if downs:  # responses, a face-up and a face-down dict per set with discard other than open
+                        down = downs[i % len(downs)]
+                        cards = sets[i // len(downs)]
+                        if (len(action) == 3 and action.get("type") is RESPOND and action.get("face_down") is down
+                                and raw.__class__ is list and tuple(raw) == cards):
+                            self._respond(seat, cards, cards if down else ())
+                            return
+                    elif len(action) == 2 and action.get("type") is LEAD and raw.__class__ is list:  # leads
+                        cards = sets[i]
+                        if tuple(raw) == cards:
+                            self._lead(seat, cards)
+                            return
+                    break
+        elif phase == CLAIM and action.__class__ is dict and len(action) == 1:
             # The common answer, a plain {"type": "pass"} or {"type": "claim"}: the shape check in short.
             kind = action.get("type")
             if kind == PASS:
@@ -613,12 +603,15 @@ class BuraMatch:
         return entry
 
     def _start_trick(self, leader: int) -> None:
-        for seat in self.turn_order[leader]:  # a leader without cards (short stock, many players) passes the lead on
-            if self.hands[seat]:
-                leader = seat
-                break
+        hands = self.hands
+        if not hands[leader]:  # a leader without cards (short stock, many players) passes the lead on
+            for seat in self.turn_order[leader]:
+                if hands[seat]:
+                    leader = seat
+                    break
         self.leader = leader
-        self.leader_limit = self.lead_limit(leader)
+        limit = min(map(len, hands))  # lead_limit(leader) in short while every hand holds cards
+        self.leader_limit = limit if limit else self.lead_limit(leader)
         self.trick_plays = []
         self.phase, self.current = LEAD, leader
 
@@ -629,8 +622,7 @@ class BuraMatch:
         self.trick_plays = [(seat, cards, ())]
         self.forced_lead = None  # it binds only the trick right after the announcement
         self.best_seat, self.best_cards = seat, cards
-        hands = self.hands
-        self.responders = [s for s in self._others_after[seat] if hands[s]]
+        self.responders = list(filter(self.hands.__getitem__, self._others_after[seat]))  # those with cards
         self._log.append((_play_event, (self.deal_no, seat, cards, (), None, True), None, None))
         if self.responders:  # _next_responder inline, on the path of every lead
             self.phase, self.current = RESPOND, self.responders.pop(0)
@@ -641,13 +633,22 @@ class BuraMatch:
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
-        pairs = None if down else pairing(cards, self.best_cards, self.trump)  # a set with a hidden card never beats
+        if down:  # a set with a hidden card never beats
+            pairs = None
+        elif len(cards) == 1:  # one card against one (most responses): no matching needed
+            card, beaten = cards[0], self.best_cards[0]
+            pairs = [(card, beaten)] if card in BEATERS[self.trump][beaten] else None
+        else:
+            pairs = pairing(cards, self.best_cards, self.trump)
         self.trick_plays.append((seat, cards, down))
         if pairs is not None:
             self.best_seat, self.best_cards = seat, cards
         self._log.append((_play_event, (self.deal_no, seat, cards, down, pairs, False),
                           views.view_face_down_play if down else None, seat))
-        self._next_responder()
+        if self.responders:  # _next_responder inline, on the path of every response
+            self.phase, self.current = RESPOND, self.responders.pop(0)
+        else:
+            self._take_trick()
 
     def _next_responder(self) -> None:
         if self.responders:
@@ -663,16 +664,16 @@ class BuraMatch:
         for seat, cards, down in self.trick_plays:
             pile.extend(cards)
             if down:
-                self.pile_down[taker].extend((c, seat) for c in down)
+                self.pile_down[taker].extend([(c, seat) for c in down])
                 face_down.append((seat, down))
                 self._learn_face_down(taker, seat, down)
                 if len(down) < len(cards):
-                    face_up.extend(c for c in cards if c not in down)
+                    face_up.extend([c for c in cards if c not in down])
             else:
                 face_up.extend(cards)
         face_up.sort(key=card_sort_key)
-        pile_up.extend(face_up)
-        pile_up.sort(key=card_sort_key)
+        for card in face_up:  # the pile's face-up cards stay in card order: each new one put in its place
+            insort(pile_up, card, key=card_sort_key)
         self.tricks_won[taker] += 1
         self._log.append((_trick_event, (self.deal_no, taker, face_up, face_down, len(pile)),
                           views.view_trick if face_down else None, self._shown_to_taker))
@@ -685,11 +686,17 @@ class BuraMatch:
             self._after_trick()
 
     def _learn_face_down(self, owner: int, played_by: int, cards) -> None:
-        for viewer in range(self.num_seats):
-            if views.seat_knows_face_down(self, viewer, owner, played_by):
-                known = self.known_down[viewer][owner]
-                known.extend(cards)
-                known.sort(key=card_sort_key)
+        if self.revealed:  # after a claim (the deal is over by then): ask the rule of thumb seat by seat
+            viewers: Iterable[int] = [v for v in range(self.num_seats)
+                                      if views.seat_knows_face_down(self, v, owner, played_by)]
+        elif self._shown_to_taker and owner != played_by:  # the same rule, for piles nobody has revealed
+            viewers = (played_by, owner) if played_by < owner else (owner, played_by)
+        else:
+            viewers = (played_by,)
+        for viewer in viewers:
+            known = self.known_down[viewer][owner]
+            known.extend(cards)
+            known.sort(key=card_sort_key)
 
     def _refresh_known(self, owner: int) -> None:
         down = self.pile_down[owner]
@@ -719,8 +726,7 @@ class BuraMatch:
         """Draw, look for combinations, then the next lead — or the end of a played-out deal."""
         taker, trick_leader = self.leader, self.trick_leader
         due = (trick_leader + 1) % self.num_seats if self._rotate_lead else taker
-        drew = self._draw(trick_leader if self._leader_draws_first else taker)
-        if drew:
+        if self.stock and self._draw(trick_leader if self._leader_draws_first else taker):
             found = resolve_combinations(self.hands, self.trump, self.rules, due)
             if found is not None:
                 ended, value = self._combination_effect(found, due)
@@ -740,21 +746,20 @@ class BuraMatch:
         stock, hands, size = self.stock, self.hands, self.rules.hand
         if not stock:
             return False
-        order = self.turn_order[taker]
         trump_card = self.trump_card
         draws = []
         # One round per card the shortest hand lacks: in each, every seat still short draws one card.
         for _ in range(size - min(map(len, hands))):
-            for seat in order:
+            for seat in self.turn_order[taker]:
                 hand = hands[seat]
                 if len(hand) < size and stock:
                     card = stock.pop()
                     insort(hand, card, key=card_sort_key)
                     draws.append((seat, card))
-                    if card == trump_card:
-                        self.trump_in_stock = False
         if not draws:
             return False
+        if self.trump_in_stock and trump_card not in stock:  # the trump card was among the cards drawn
+            self.trump_in_stock = False
         self._log.append((_draw_event, (self.deal_no, draws, len(stock)), views.view_draw, trump_card))
         return True
 
