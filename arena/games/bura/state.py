@@ -134,6 +134,7 @@ class BuraMatch:
         "revealed",
         "rubber",
         "rules",
+        "seat_scores",
         "seed",
         "stock",
         "team_of",
@@ -174,7 +175,6 @@ class BuraMatch:
         self._shown_to_taker = rules.discard == "shown_to_taker"
         self.teams = [[0, 2], [1, 3]] if rules.teams else [[s] for s in range(n)]
         self.team_of = [next(t for t, members in enumerate(self.teams) if s in members) for s in range(n)]
-        self.observation_template = views.observation_template(self)
         self.team_penalties = [0] * len(self.teams)
         self.team_wins = [0] * len(self.teams)
         self.multiplier = 1
@@ -192,6 +192,12 @@ class BuraMatch:
         # face-down flags per set or ()); ``apply`` takes one of those dicts without validating it again.
         self._issued: tuple[list[dict], list[tuple[str, ...]], tuple[bool, ...]] | None = None
         self._clear_deal()
+        self._refresh_views()
+
+    def _refresh_views(self) -> None:
+        """What every observation shares until the deal opens or ends anew (``views`` reads them)."""
+        self.observation_template = views.observation_template(self)
+        self.seat_scores = views.seat_scores(self)
 
     def _clear_deal(self) -> None:
         n = self.num_seats
@@ -556,6 +562,7 @@ class BuraMatch:
         self.trump_card = trump_card
         self.trump = trump_card[1]
         self.trump_in_stock = trump_card in stock
+        self._refresh_views()
         self._emit({"type": "deal", "deal": self.deal_no, "dealer": dealer, "trump": self.trump,
                     "trump_card": trump_card, "trump_card_place": self.rules.trump_card,
                     "hands": [list(h) for h in self.hands], "stock": len(stock)}, views.view_deal)
@@ -802,6 +809,7 @@ class BuraMatch:
             "totals": [self.team_penalties[self.team_of[s]] for s in range(n)],
         }
         self.deal_records.append(record)
+        self._refresh_views()
         self._emit({"type": "deal_end", **record})
         if self._match_decided():
             self.ended_by = "rules"

@@ -22,16 +22,23 @@ def seat_knows_face_down(state, seat: int, pile_owner: int, played_by: int) -> b
 
 
 def observation_template(state) -> dict:
-    """The observation's keys in their order, with the values that stay the same for the whole match.
+    """The observation's keys in their order, with the values that stay the same until the deal ends.
 
     Copying a prepared dict and filling in its values costs far less than building a 23-key dict anew,
-    and every observation is a fresh copy (its ``teams`` is the match's own list, as it always was).
+    and every observation is a fresh copy (its ``teams`` is the match's own list, as it always was). The
+    match makes a new one whenever a deal opens or ends.
     """
-    return {"game": "bura", "seat": None, "to_move": None, "decision": None, "deal": None, "dealer": None,
-            "hand": None, "trump": None, "trump_card": None, "stock": None, "hand_sizes": None,
-            "lead_limit": None, "forced_lead": None, "trick": None, "piles": None,
+    return {"game": "bura", "seat": None, "to_move": None, "decision": None, "deal": state.deal_no,
+            "dealer": state.dealer, "hand": None, "trump": state.trump, "trump_card": None, "stock": None,
+            "hand_sizes": None, "lead_limit": None, "forced_lead": None, "trick": None, "piles": None,
             "claim_target": state.claim_target, "combinations": None, "teams": state.teams, "penalties": None,
-            "deals_won": None, "match_points": None, "multiplier": None}
+            "deals_won": None, "match_points": None, "multiplier": state.multiplier}
+
+
+def seat_scores(state) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per seat, its team's penalties and deals won: the same for every viewer, kept until a deal ends."""
+    team_of = state.team_of
+    return (tuple(map(state.team_penalties.__getitem__, team_of)), tuple(map(state.team_wins.__getitem__, team_of)))
 
 
 def observation(state, seat: int) -> dict:
@@ -47,13 +54,12 @@ def observation(state, seat: int) -> dict:
             if state.forced_lead is not None:
                 forced = state._forced_cards()
                 seen["forced_lead"] = None if forced is None else list(forced)
-    seen["deal"] = state.deal_no
-    seen["dealer"] = state.dealer
-    seen["hand"] = state.hands[seat][:]
-    seen["trump"] = state.trump
-    seen["trump_card"] = state.trump_card if state.trump_in_stock else None
+    hands = state.hands
+    seen["hand"] = hands[seat][:]
+    if state.trump_in_stock:
+        seen["trump_card"] = state.trump_card
     seen["stock"] = len(state.stock)
-    seen["hand_sizes"] = list(map(len, state.hands))
+    seen["hand_sizes"] = list(map(len, hands))
     if phase == "respond":
         plays = [_play_view(s, cards, down, seat) for s, cards, down in state.trick_plays]
         seen["trick"] = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
@@ -62,13 +68,10 @@ def observation(state, seat: int) -> dict:
     seen["piles"] = [{"count": len(pile), "face_up": face_up[owner][:], "face_down_known": known[owner][:]}
                      for owner, pile in enumerate(state.piles)]
     seen["combinations"] = state.announced[:]
-    team_of = state.team_of
-    penalties = list(map(state.team_penalties.__getitem__, team_of))
-    won = list(map(state.team_wins.__getitem__, team_of))
-    seen["penalties"] = penalties
-    seen["deals_won"] = won
-    seen["match_points"] = won[:] if state.rubber else penalties[:]
-    seen["multiplier"] = state.multiplier
+    penalties, won = state.seat_scores
+    seen["penalties"] = [*penalties]
+    seen["deals_won"] = [*won]
+    seen["match_points"] = [*won] if state.rubber else [*penalties]
     return seen
 
 
