@@ -58,6 +58,24 @@ def _lead_sets(hand: list[str], limit: int) -> list[tuple[str, ...]]:
     return sets
 
 
+# The leads of a hand, remembered: the same hands come back in deal after deal (a 3-card hand of 36 cards
+# is one of 7,140), so most leads are listed from the lists found before. Bounded, as larger hands have
+# too many to keep: the memory is emptied when full.
+_LEAD_SETS: dict[tuple, list[tuple[str, ...]]] = {}
+_LEAD_SETS_KEPT = 1 << 15
+
+
+def _lead_sets_of(hand: list[str], limit: int) -> list[tuple[str, ...]]:
+    """``_lead_sets``, remembered; the list returned is shared and never changed."""
+    key = (*hand, limit)
+    sets = _LEAD_SETS.get(key)
+    if sets is None:
+        if len(_LEAD_SETS) >= _LEAD_SETS_KEPT:
+            _LEAD_SETS.clear()
+        sets = _LEAD_SETS[key] = _lead_sets(hand, limit)
+    return sets
+
+
 def _as_built(event: dict) -> dict:
     return event
 
@@ -311,7 +329,7 @@ class BuraMatch:
                 forced = self._forced_cards()
                 if forced is not None:
                     return [{"type": LEAD, "cards": list(forced)}]
-            sets = _lead_sets(hand, self.leader_limit)
+            sets = _lead_sets_of(hand, self.leader_limit)
             actions: list[dict] = []
             for cs in sets:
                 action = _LEAD_ACTION.copy()
@@ -375,8 +393,9 @@ class BuraMatch:
         elif phase == CLAIM and action.__class__ is dict and len(action) == 1:
             # The common answer, a plain {"type": "pass"} or {"type": "claim"}: the shape check in short.
             kind = action.get("type")
-            if kind == PASS:
-                self._pass_claim(seat)
+            if kind == PASS:  # _pass_claim inline, on the path of every trick
+                self._log.append((_pass_event, (self.deal_no, seat), None, None))
+                self._after_trick()
                 return
             if kind == CLAIM:
                 self._claim(seat)
@@ -557,7 +576,9 @@ class BuraMatch:
     def _open_deal(self, dealer: int, hands: list[list[str]], stock: list[str], trump_card: str) -> None:
         self._clear_deal()
         self.dealer = dealer
-        self.hands = [sort_cards(h) for h in hands]
+        for hand in hands:
+            hand.sort(key=card_sort_key)
+        self.hands = hands
         self.stock = stock
         self.trump_card = trump_card
         self.trump = trump_card[1]
@@ -669,15 +690,15 @@ class BuraMatch:
         face_up: list[str] = []
         face_down = []
         for seat, cards, down in self.trick_plays:
-            pile.extend(cards)
-            if down:
-                self.pile_down[taker].extend([(c, seat) for c in down])
-                face_down.append((seat, down))
-                self._learn_face_down(taker, seat, down)
-                if len(down) < len(cards):
-                    face_up.extend([c for c in cards if c not in down])
-            else:
-                face_up.extend(cards)
+            pile += cards
+            if not down:
+                face_up += cards
+                continue
+            self.pile_down[taker] += [(c, seat) for c in down]
+            face_down.append((seat, down))
+            self._learn_face_down(taker, seat, down)
+            if len(down) < len(cards):
+                face_up += [c for c in cards if c not in down]
         face_up.sort(key=card_sort_key)
         for card in face_up:  # the pile's face-up cards stay in card order: each new one put in its place
             insort(pile_up, card, key=card_sort_key)
@@ -794,22 +815,21 @@ class BuraMatch:
             self.multiplier = 1
         if score.reason != scoring.REDEAL:
             self.deals_played += 1
-        n = self.num_seats
+        team_of, winners = self.team_of, score.winners
         record = {
             "deal": self.deal_no,
             "dealer": self.dealer,
             "reason": score.reason,
-            "winners": sorted(s for s in range(n) if self.team_of[s] in score.winners),
-            "trick_points": [points(self.piles[s]) for s in range(n)],
-            "penalties": [score.penalties[self.team_of[s]] * multiplier for s in range(n)],
+            "winners": [s for s, team in enumerate(team_of) if team in winners],  # seats in order
+            "trick_points": list(map(points, self.piles)),
+            "penalties": [score.penalties[team] * multiplier for team in team_of],
             "multiplier": multiplier,
             "doubles_next": score.doubles_next,
             "claimer": claimer,
             "combination": dict(combo) if combo is not None else None,
-            "totals": [self.team_penalties[self.team_of[s]] for s in range(n)],
+            "totals": list(map(self.team_penalties.__getitem__, team_of)),
         }
         self.deal_records.append(record)
-        self._refresh_views()
         self._emit({"type": "deal_end", **record})
         if self._match_decided():
             self.ended_by = "rules"
@@ -817,6 +837,7 @@ class BuraMatch:
             self.ended_by = "deal_limit"
         if self.ended_by is not None:
             self.phase, self.current = OVER, None
+            self._refresh_views()  # (otherwise the next deal's opening does it)
             result = self.outcome()
             self._emit({"type": "match_end", "ended_by": self.ended_by, "ranks": result["ranks"],
                         "points": result["points"], "points_kind": result["points_kind"], "goat": result["goat"]})
