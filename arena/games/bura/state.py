@@ -122,6 +122,7 @@ class BuraMatch:
         "_issued",
         "_leader_draws_first",
         "_log",
+        "_may_hide",
         "_mixed_sets",
         "_others_after",
         "_rotate_lead",
@@ -181,6 +182,7 @@ class BuraMatch:
         self.seed = check_seed(seed)
         # Options read on every trick, looked up once.
         self._mixed_sets = rules.mixed_sets == "on"
+        self._may_hide = rules.discard != "open"  # responses may be played face down
         self._rotate_lead = rules.next_lead == "rotate"
         self._leader_draws_first = rules.draw_first == "leader"
         n = self.num_seats = rules.players
@@ -349,7 +351,7 @@ class BuraMatch:
                     for down in combinations(cs, size):
                         actions.append({"type": RESPOND, "cards": list(cs), "face_down": list(down)})
             return actions
-        may_hide = self.rules.discard != "open"
+        may_hide = self._may_hide
         for cs in sets:
             action = _FACE_UP_RESPONSE.copy()
             action["cards"] = [*cs]
@@ -696,7 +698,12 @@ class BuraMatch:
                 continue
             self.pile_down[taker] += [(c, seat) for c in down]
             face_down.append((seat, down))
-            self._learn_face_down(taker, seat, down)
+            if self._shown_to_taker or self.revealed:
+                self._learn_face_down(taker, seat, down)
+            else:  # (the common case of _learn_face_down: only their player sees them)
+                known = self.known_down[seat][taker]
+                known += down
+                known.sort(key=card_sort_key)
             if len(down) < len(cards):
                 face_up += [c for c in cards if c not in down]
         face_up.sort(key=card_sort_key)

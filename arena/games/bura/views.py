@@ -61,7 +61,8 @@ def observation(state, seat: int) -> dict:
     seen["stock"] = len(state.stock)
     seen["hand_sizes"] = list(map(len, hands))
     if phase == "respond":
-        plays = [_play_view(s, cards, down, seat) for s, cards, down in state.trick_plays]
+        plays = [{"seat": s, "cards": [*cards], "face_down": False} if not down else _play_view(s, cards, down, seat)
+                 for s, cards, down in state.trick_plays]  # (a face-up set, the lead among them, in short)
         seen["trick"] = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
                          "best_cards": list(state.best_cards), "size": len(state.best_cards)}
     known, face_up = state.known_down[seat], state.pile_up
