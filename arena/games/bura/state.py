@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 from bisect import insort
-from collections.abc import Iterable
 from itertools import combinations
 from typing import Any
 
@@ -58,15 +57,19 @@ def _lead_sets(hand: list[str], limit: int) -> list[tuple[str, ...]]:
     return sets
 
 
-# The leads of a hand, remembered: the same hands come back in deal after deal (a 3-card hand of 36 cards
-# is one of 7,140), so most leads are listed from the lists found before. Bounded, as larger hands have
-# too many to keep: the memory is emptied when full.
+# The leads of a hand of up to three cards, remembered: those hands come back deal after deal (a 3-card
+# hand of 36 cards is one of 7,140), so most such leads are listed from the lists found before. Larger
+# hands are too many to keep (58,905 of 4 cards) and are listed afresh; the memory is bounded anyway
+# and emptied when full.
 _LEAD_SETS: dict[tuple, list[tuple[str, ...]]] = {}
 _LEAD_SETS_KEPT = 1 << 15
+_REMEMBERED_HAND = 3
 
 
 def _lead_sets_of(hand: list[str], limit: int) -> list[tuple[str, ...]]:
-    """``_lead_sets``, remembered; the list returned is shared and never changed."""
+    """``_lead_sets``, remembered for small hands; a list returned is shared and never changed."""
+    if len(hand) > _REMEMBERED_HAND:
+        return _lead_sets(hand, limit)
     key = (*hand, limit)
     sets = _LEAD_SETS.get(key)
     if sets is None:
@@ -698,12 +701,16 @@ class BuraMatch:
                 continue
             self.pile_down[taker] += [(c, seat) for c in down]
             face_down.append((seat, down))
-            if self._shown_to_taker or self.revealed:
+            if self.revealed:  # (never while tricks are played, as a claim ends the deal)
                 self._learn_face_down(taker, seat, down)
-            else:  # (the common case of _learn_face_down: only their player sees them)
+            else:  # their player sees them, and with discard=shown_to_taker the taker (seat_knows_face_down)
                 known = self.known_down[seat][taker]
                 known += down
                 known.sort(key=card_sort_key)
+                if self._shown_to_taker and taker != seat:
+                    known = self.known_down[taker][taker]
+                    known += down
+                    known.sort(key=card_sort_key)
             if len(down) < len(cards):
                 face_up += [c for c in cards if c not in down]
         face_up.sort(key=card_sort_key)
@@ -721,17 +728,11 @@ class BuraMatch:
             self._after_trick()
 
     def _learn_face_down(self, owner: int, played_by: int, cards) -> None:
-        if self.revealed:  # after a claim (the deal is over by then): ask the rule of thumb seat by seat
-            viewers: Iterable[int] = [v for v in range(self.num_seats)
-                                      if views.seat_knows_face_down(self, v, owner, played_by)]
-        elif self._shown_to_taker and owner != played_by:  # the same rule, for piles nobody has revealed
-            viewers = (played_by, owner) if played_by < owner else (owner, played_by)
-        else:
-            viewers = (played_by,)
-        for viewer in viewers:
-            known = self.known_down[viewer][owner]
-            known.extend(cards)
-            known.sort(key=card_sort_key)
+        for viewer in range(self.num_seats):
+            if views.seat_knows_face_down(self, viewer, owner, played_by):
+                known = self.known_down[viewer][owner]
+                known.extend(cards)
+                known.sort(key=card_sort_key)
 
     def _refresh_known(self, owner: int) -> None:
         down = self.pile_down[owner]
