@@ -32,9 +32,8 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def act(self, observation: dict, legal_actions: list[dict] | None) -> dict:
-        if legal_actions is None:  # _listed's check inline: training runs call this bot on every action
-            _listed(legal_actions)
-        return self.rng.choice(legal_actions)
+        # _listed's check inline: training runs call this bot on every action
+        return self.rng.choice(legal_actions if legal_actions is not None else _listed(legal_actions))
 
 
 class GreedyBot:

@@ -57,7 +57,8 @@ def new_base_seed() -> int:
 def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion], overrides: dict | None = None,
                  ranked: bool = False, base_seed: int | None = None, duplicate_set: uuid.UUID | None = None,
                  rotation: int = 0, requested_by=None, time_control: TimeControl | None = None,
-                 held: bool = False, validates: BotVersion | None = None) -> Match:
+                 held: bool = False, validates: BotVersion | None = None,
+                 live_delay_seconds: int | None = None) -> Match:
     """One queued match, published to its queue when the surrounding transaction commits; or, ``held``, kept
     in the database unpublished until ``publish_held`` sends it (nothing else does: not even republish_lost)."""
     from arena.games import resolve
@@ -69,7 +70,8 @@ def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion],
             kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked,
             base_seed=new_base_seed() if base_seed is None else base_seed,
             duplicate_set=duplicate_set or uuid.uuid4(), rotation=rotation, requested_by=requested_by,
-            validates=validates, time_control=control.to_dict(), published_at=None if held else timezone.now())
+            validates=validates, time_control=control.to_dict(), published_at=None if held else timezone.now(),
+            live_delay_seconds=live_delay_seconds)
         Seat.objects.bulk_create([Seat(match=match, seat=i, version=v) for i, v in enumerate(seat_versions)])
         if not held:
             publish_on_commit(match)
@@ -78,7 +80,7 @@ def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion],
 
 def create_duplicate_set(*, kind: str, preset: str, versions: Sequence[BotVersion], overrides: dict | None = None,
                          ranked: bool = False, requested_by=None, time_control: TimeControl | None = None,
-                         held: bool = False) -> list[Match]:
+                         held: bool = False, live_delay_seconds: int | None = None) -> list[Match]:
     """Every distinct rotation of the seats over one deal (one version per seat, or one per team); published
     on commit, or ``held`` as ``create_match`` says."""
     from arena.games import resolve
@@ -96,7 +98,8 @@ def create_duplicate_set(*, kind: str, preset: str, versions: Sequence[BotVersio
         matches = Match.objects.bulk_create([
             Match(kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked, base_seed=base_seed,
                   duplicate_set=set_id, rotation=r, requested_by=requested_by, time_control=control,
-                  published_at=None if held else now) for r, _ in seatings.values()])
+                  published_at=None if held else now, live_delay_seconds=live_delay_seconds)
+            for r, _ in seatings.values()])
         Seat.objects.bulk_create([Seat(match=match, seat=i, version=v)
                                   for match, (_, seat_versions) in zip(matches, seatings.values(), strict=True)
                                   for i, v in enumerate(seat_versions)])

@@ -20,7 +20,7 @@ MAX_DEALS = 20
 
 def check_tournament(*, name: str, preset: str, overrides: dict, format: str, rounds: int | None, deals: int,
                      time_control: dict | None, entry: str, max_entries: int, starts_at: datetime,
-                     entry_deadline: datetime | None) -> dict:
+                     entry_deadline: datetime | None, live_delay_seconds: int | None = None) -> dict:
     if Tournament.objects.filter(name__iexact=name).exists():
         raise TournamentError(f"a tournament called {name!r} exists already", "name")
     if preset not in all_presets():
@@ -51,6 +51,9 @@ def check_tournament(*, name: str, preset: str, overrides: dict, format: str, ro
         raise TournamentError(f"entry must be one of {', '.join(Tournament.Entry.values)}", "entry")
     if max_entries < 2:
         raise TournamentError("at least 2 entries are needed", "max_entries")
+    if live_delay_seconds is not None and not (isinstance(live_delay_seconds, int) and 0 <= live_delay_seconds <= 3600):
+        raise TournamentError(f"the live delay is a whole number of seconds from 0 to 3600, not {live_delay_seconds!r}",
+                              "live_delay_seconds")
     if starts_at <= timezone.now():
         raise TournamentError("the start time must be in the future", "starts_at")
     if entry_deadline is not None and entry_deadline > starts_at:
@@ -62,7 +65,7 @@ def do_create_tournament(host, **fields) -> Tournament:
     fields.setdefault("overrides", {})
     control = check_tournament(**{k: fields.get(k) for k in (
         "name", "preset", "overrides", "format", "rounds", "deals", "time_control", "entry", "max_entries",
-        "starts_at", "entry_deadline")})
+        "starts_at", "entry_deadline", "live_delay_seconds")})
     fields["time_control"] = control
     try:
         with transaction.atomic():

@@ -139,7 +139,7 @@ def _pair_tables(t: Tournament, rnd: Round, plan: tables.TableRound, version_row
             matches = create_duplicate_set(kind=Match.Kind.TOURNAMENT, preset=t.preset, overrides=t.overrides,
                                            versions=[version_rows[versions[e]] for e in seating],
                                            time_control=TimeControl(**t.time_control) if t.time_control else None,
-                                           held=True)
+                                           held=True, live_delay_seconds=t.live_delay_seconds)
             TableSet.objects.create(table=row, duplicate_set=matches[0].duplicate_set)
     for entrant in plan.byes:
         board += 1
@@ -179,7 +179,8 @@ def _pair_next_round(t: Tournament) -> Round | None:
 def queue_set(t: Tournament, pairing: Pairing, versions: list[BotVersion], tiebreak: bool = False) -> None:
     matches = create_duplicate_set(kind=Match.Kind.TOURNAMENT, preset=t.preset, overrides=t.overrides,
                                    versions=versions, time_control=TimeControl(**t.time_control) if t.time_control
-                                   else None, held=True)  # until release_held publishes them
+                                   else None, held=True,  # until release_held publishes them
+                                   live_delay_seconds=t.live_delay_seconds)
     PairingSet.objects.create(pairing=pairing, duplicate_set=matches[0].duplicate_set, tiebreak=tiebreak)
 
 

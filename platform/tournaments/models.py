@@ -40,6 +40,9 @@ class Tournament(models.Model):
     rounds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Swiss: the number of rounds")
     deals = models.PositiveSmallIntegerField(default=1, help_text="deals per pairing, each a duplicate set")
     time_control = models.JSONField(default=dict)
+    live_delay_seconds = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="how far behind the play its matches' live views run (a final may want "
+                                         "longer); empty: the site's default")
     entry = models.CharField(max_length=10, choices=Entry.choices, default=Entry.OPEN)
     invite_code = models.CharField(max_length=32, blank=True)
     max_entries = models.PositiveIntegerField(default=64)

@@ -131,5 +131,6 @@ def replace_failed_match(match: Match) -> None:
     seats = [s.version for s in match.seats.select_related("version").order_by("seat")]
     create_match(kind=Match.Kind.TOURNAMENT, preset=match.preset, overrides=match.overrides, seat_versions=seats,
                  base_seed=match.base_seed, duplicate_set=match.duplicate_set, rotation=match.rotation,
-                 time_control=TimeControl(**match.time_control), held=True)
+                 time_control=TimeControl(**match.time_control), held=True,
+                 live_delay_seconds=match.live_delay_seconds)
     lifecycle.release_locked(tournament_id)

@@ -223,3 +223,26 @@ def test_it_matches_the_format_to_the_number_of_sides(alice, as_user, house_bots
     pairs_for_three = client.post("/api/v1/tournaments/", {"name": "T3", "preset": "bura-3p", "format": "round_robin",
                                                            "starts_at": start}, format="json")
     assert pairs_for_three.status_code == 400 and "choose a table format" in pairs_for_three.json()["error"]["message"]
+
+
+def test_a_tournament_sets_how_far_behind_its_matches_are_shown_live(alice, as_user, field, settings):
+    from matches import live
+    from web.live_views import delay_of
+
+    settings.LIVE_DELAY_SECONDS = 3
+    refused = as_user(alice).post("/api/v1/tournaments/", {
+        "name": "Late", "preset": "bura", "format": "round_robin", "live_delay_seconds": 7200,
+        "starts_at": (timezone.now() + timedelta(hours=1)).isoformat()}, format="json")
+    assert refused.status_code == 400 and "live_delay_seconds" in str(refused.json())
+    pk = host_tournament(alice, as_user, field[:2], live_delay_seconds=30, name="Final")
+    assert as_user(alice).get(f"/api/v1/tournaments/{pk}/").json()["live_delay_seconds"] == 30
+    lifecycle.start(Tournament.objects.get(pk=pk))
+    matches = list(queries.tournament_matches(Tournament.objects.get(pk=pk)))
+    assert matches and {m.live_delay_seconds for m in matches} == {30}
+    assert delay_of(matches[0]) == 30
+    first = matches[0]
+    Match.objects.filter(pk=first.pk).update(status="running")
+    live.start_match(live.live_id(first), [0, 1])
+    live.publish_action(live.live_id(first), 0, {"type": "lead", "cards": ["AS"]})  # just played: not shown yet
+    body = as_user(alice).get(f"/matches/{first.pk}/live/?seat=all").json()
+    assert body["live"]["delay"] == 30 and body["steps"] == 0 and body["live"]["waiting"] == 1

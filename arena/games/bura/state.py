@@ -414,8 +414,8 @@ class BuraMatch:
         elif self.phase == LEAD:
             self._lead(seat, self._check_lead(seat, action))
         else:
-            cards, down = self._check_response(seat, action)
-            self._respond(seat, cards, down)
+            cards, face_down = self._check_response(seat, action)
+            self._respond(seat, cards, face_down)
 
     def events(self, seat: int | None, start: int = 0) -> list[dict]:
         if seat is not None:
