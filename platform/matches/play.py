@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import time
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -153,9 +154,15 @@ class LiveWatcher:
             log.warning("match %s: its live view stops here, the relay failed: %s", self.match_id, err)
 
 
-def play(job: MatchJob, match_id: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The match played in the sandbox; touches no database (the job holds all the match needs). With a
-    ``match_id`` (its live id), its actions are relayed to its live views and its person seats played over the relay."""
+# The live id (matches.live.live_id) of the match the task plays, set by the task around play(): its actions
+# are relayed to its live views; None (the local runner's way): nothing is relayed.
+LIVE_NAME: ContextVar[str | None] = ContextVar("live_name", default=None)
+
+
+def play(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The match played in the sandbox; touches no database (the job holds all the match needs). Its actions
+    are relayed to its live views (LIVE_NAME), and its person seats are played over the relay."""
+    match_id = LIVE_NAME.get()
     started = time.monotonic()
     if match_id is not None and live.enabled():
         try:

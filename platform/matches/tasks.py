@@ -74,7 +74,7 @@ def lease_owner() -> str:
 @logs.with_match_id  # every line logged while the match is played carries its id
 def play_match(match_id: int) -> str:
     from matches.live import live_id
-    from matches.play import job_for, play, store_logs, store_replay
+    from matches.play import LIVE_NAME, job_for, play, store_logs, store_replay
     from matches.signals import sandbox_problem
 
     problem = sandbox_problem()
@@ -113,7 +113,11 @@ def play_match(match_id: int) -> str:
         # Everything the match needs from the database is read now, while the claim's connection is fresh; a
         # database that goes away between the claim and here is waited for like one that goes away at the end.
         job = with_database_retries(lambda: job_for(match))
-        result, replay = play(job, live_id(match))
+        name = LIVE_NAME.set(live_id(match))
+        try:
+            result, replay = play(job)
+        finally:
+            LIVE_NAME.reset(name)
     except (BlobMissing, BlobCorrupt) as err:
         # This machine cannot see the shared storage (or it is damaged): give the match back and stop, so the
         # match's other attempts go to a healthy worker instead of all failing here within a second.

@@ -222,7 +222,7 @@ def test_a_ladder_match_is_watched_live_and_its_moves_arrive(live_server, page, 
     relay = live.publish_action
 
     def slowly(match_id, seat, action):  # bots play in microseconds: a pace a person can watch
-        time.sleep(0.15)
+        time.sleep(0.4)
         relay(match_id, seat, action)
 
     monkeypatch.setattr(live, "publish_action", slowly)
