@@ -64,7 +64,6 @@ def move(page, by_keyboard: bool) -> None:
     if by_keyboard:
         page.keyboard.press("1")
         return
-    before = page.get_attribute("#table", "data-answered")
     cards = page.locator("#table-hand button.card:not([disabled])")
     buttons = page.locator("#table-actions button.table-action")
     if buttons.count() and page.evaluate("() => !!document.querySelector('#table-actions button') && "
@@ -73,9 +72,14 @@ def move(page, by_keyboard: bool) -> None:
                                          "'#table-actions button').dataset.action).card"):
         buttons.first.click()  # a claim or a pass: a button, no card
         return
+    request = page.get_attribute("#table", "data-request")
     cards.first.click()
-    if page.get_attribute("#table", "data-answered") == before and buttons.count():
-        page.locator("#table-actions button.table-action").first.click()
+    # the card alone was a move (sent), or it was chosen and the plays that take it are offered
+    page.wait_for_function(f"() => document.querySelector('#table').dataset.answered === '{request}' || "
+                           f"document.querySelector('#table-error').textContent || document.querySelectorAll("
+                           f"'#table-actions button.table-action:not([disabled])').length > 0")
+    if page.get_attribute("#table", "data-answered") != request:
+        page.locator("#table-actions button.table-action:not([disabled])").first.click()
 
 
 def play_to_the_end(page, by_keyboard: bool, stop_after: int | None = None, timeout: float = 180) -> int:
@@ -146,6 +150,12 @@ def test_a_person_plays_a_whole_bura_match_by_clicking_resumes_and_sees_the_repl
     worker = play_in_thread(match_id)
     page.wait_for_selector("#table-hand button.card")
     screenshot(page, "table-your-move")
+    # the other seat's hand is nowhere in the page (its cards drawn as backs), whatever the page holds
+    state, mine = position(match_id), my_seat(match_id)
+    hidden = set(state.observation(1 - mine)["hand"]) - {state.observation(mine).get("trump_card")}
+    shown = set(page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)"))
+    assert hidden and not hidden & shown, (hidden, shown)
+    assert not any(card in page.inner_text("body").split() for card in hidden)
     play_to_the_end(page, by_keyboard=False, stop_after=3)
     # the tab is closed mid-match; the person comes back to the same page and the match goes on from there
     page.close()
