@@ -59,7 +59,8 @@ def home(request):
         "games": games,
         "running": recent_matches(Match.objects.filter(status=Match.Status.RUNNING), 10, request.user),
         "finished": recent_matches(Match.objects.filter(status=Match.Status.FINISHED), 10, request.user),
-        "sit": {**sit_down_choices(), "presets": list(presets)},
+        "sit": {**sit_down_choices(), "presets": list(presets),
+                "preset_groups": [(g, [p for p, (family, _) in presets.items() if family == g]) for g in GAME_MODULES]},
     })
 
 
