@@ -35,7 +35,7 @@ class MakeRoomForTournaments(MatchHook):
     """Any other match freed a worker: it may be a running tournament's turn to release a held match. Last
     but one: tournament rows come after every other row in the lock order (docs/matches.md)."""
 
-    kinds = frozenset({Match.Kind.VALIDATION, Match.Kind.LADDER, Match.Kind.CHALLENGE})
+    kinds = frozenset({Match.Kind.VALIDATION, Match.Kind.LADDER, Match.Kind.CHALLENGE, Match.Kind.CASUAL})
 
     def finished(self, match: Match, seats: list[Seat]) -> None:
         lifecycle.make_room(match, seats)
