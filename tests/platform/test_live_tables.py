@@ -231,3 +231,21 @@ def test_people_get_their_own_ratings_and_no_bot_rating_moves(person):
     page = client.get("/games/bura/").content.decode()
     assert 'id="people"' in page and "@ann" in page
     assert "@ann" in client.get("/bots/@ann/").content.decode()
+
+
+def test_a_team_preset_seats_the_chosen_partner_beside_the_person(person):
+    from arena.games.seating import layout
+    from matches.models import Match
+
+    _, client = person
+    match_id = sit_down(client, "greedy-kozel", "kozel", partner="random-kozel")
+    match = Match.objects.get(pk=match_id)
+    seats = {s.seat: s.version.bot.name for s in match.seats.select_related("version__bot")}
+    _, teams = layout("kozel", {})
+    mine = next(team for team in teams if "@ann" in [seats[s] for s in team])
+    assert sorted(seats[s] for s in mine) == ["@ann", "random-kozel"]
+    assert all(seats[s] == "greedy-kozel" for team in teams if team != mine for s in team)
+    Match.objects.filter(pk=match_id).update(status="finished")
+    refused = client.post("/play/", {"opponent": "greedy-bura", "preset": "bura", "partner": "random-bura"},
+                          follow=True)
+    assert "has no partners" in refused.content.decode()
