@@ -249,3 +249,26 @@ def test_a_team_preset_seats_the_chosen_partner_beside_the_person(person):
     refused = client.post("/play/", {"opponent": "greedy-bura", "preset": "bura", "partner": "random-bura"},
                           follow=True)
     assert "has no partners" in refused.content.decode()
+
+
+def test_a_persons_match_is_followed_live_from_the_persons_seat_only(person, settings):
+    from matches import live
+    from matches.models import Match
+
+    settings.LIVE_DELAY_SECONDS = 0
+    _, client = person
+    match_id = sit_down(client)
+    match = Match.objects.get(pk=match_id)
+    mine = next(s.seat for s in match.seats.select_related("version__bot") if s.version.bot.is_person)
+    Match.objects.filter(pk=match_id).update(status="running")
+    live.start_match(live.live_id(match), [0, 1])
+    watcher = Client()
+    for view in ("all", str(1 - mine)):
+        refused = watcher.get(f"/matches/{match_id}/live/?seat={view}")
+        assert refused.status_code == 400 and "person's seat only" in refused.json()["error"]["message"]
+    seen = watcher.get(f"/matches/{match_id}/live/?seat={mine}").json()
+    hand = seen["frames"][0]["views"][str(mine)]["hand"]
+    assert seen["steps"] == 0 and hand and str(1 - mine) not in seen["frames"][0]["views"]
+    assert watcher.get(f"/matches/{match_id}/live/?seat=9").status_code == 400
+    page = watcher.get(f"/matches/{match_id}/").content.decode()
+    assert 'data-live-url' in page and '<option value="all">' not in page
