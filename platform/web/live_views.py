@@ -22,7 +22,7 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 
-from accounts.limits import RateLimited, client_key, spend
+from accounts.limits import Limit, RateLimited, client_key, spend
 from arena import replay_frames
 from arena.games import resolve
 from arena.games.options import rules_to_dict
@@ -33,9 +33,12 @@ from matches import live
 from matches.models import Match, Seat
 from tournaments.models import PairingSet, TableSet
 from web.outcomes import recent_matches
-from web.replay_views import ANONYMOUS_READS, parse_seat
+from web.replay_views import parse_seat
 
 LIVE_COUNT = replay_frames.MAX_COUNT
+# A live view asks every 0.7 s (viewer.js), about 86 a minute, besides its first chunks; per address, so a
+# few tabs of one household fit and a scraper does not.
+ANONYMOUS_LIVE_READS = Limit("live-anonymous", 300, 60, "live view requests")
 
 
 def delay_of(match: Match) -> int:
@@ -62,7 +65,7 @@ def live_frames(request, pk: int):
     than the delay), with the meta of the match so far, or ``{"live": {"status": …}}`` once it is over."""
     if not request.user.is_authenticated:
         try:
-            spend(ANONYMOUS_READS, client_key(request))
+            spend(ANONYMOUS_LIVE_READS, client_key(request))
         except RateLimited as err:
             answer = _error("rate_limited", f"Too many live requests from your address without logging in: "
                                             f"{err}, or log in", 429)

@@ -22,7 +22,7 @@
   // behind the play), new ones are asked for every LIVE_POLL_MS, and the view follows the newest position
   // unless the reader stepped back; when the match ends the page is reloaded and becomes the replay.
   var liveUrl = root.getAttribute("data-live-url");
-  var LIVE_POLL_MS = 1000;
+  var LIVE_POLL_MS = 700;  // a move shows within the delay plus this and one request (the goal: delay + 1 s)
   var viewerToken = Math.random().toString(36).slice(2) + Date.now().toString(36);
   if (liveUrl) urlBase = liveUrl;
   var ui = {
