@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 RECENT = timedelta(hours=1)  # the window of the "ended" and "sandbox start failures" gauges
 KINDS = [kind.value for kind in Match.Kind]
 ACTIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
-ENDED = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
+ENDED = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED, Match.Status.ABORTED)
 # What matches/actions.py writes into Match.failure when it gives a match back because a bot's sandbox could
 # not be started (is_infrastructure_failure): a sandbox failure, or the referee's abort for an infrastructure
 # cause. Match.failure keeps the last such reason, also once the match finished on another attempt.
