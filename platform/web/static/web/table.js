@@ -324,7 +324,11 @@
     var best = Math.min.apply(null, ranks);
     var everyone = ranks.every(function (x) { return x === best; });
     var words = everyone ? "A draw" : mine === best ? "You won" : "You lost";
-    if (Array.isArray(r.points)) words += " (" + r.points.join(" – ") + " " + (r.points_kind || "points") + ")";
+    if (Array.isArray(r.points)) {
+      var each = r.points.map(function (p, s) { return (s === seat ? "you " : "seat " + s + " ") + p; });
+      words += " (" + (r.points_kind === "penalty" ? "penalty points, fewer is better: " : "points: ") +
+        each.join(", ") + ")";
+    }
     var verdict = (r.verdicts || [])[seat];
     if (verdict && verdict !== "ok") words += ". Your seat's verdict: " + verdict;
     return words + ".";
@@ -355,6 +359,8 @@
 
   function showEnd() {
     ui.end.hidden = false;
+    document.getElementById("table-play").hidden = true;  // the last position asked about is no longer the table's
+    ui.clock.hidden = true;
     if (status === "aborted") {
       ui.result.textContent = "The worker playing this match stopped. A person's moves cannot be replayed, so " +
         "the match was aborted: it has no result and counts for nothing. Sit down again with Rematch.";
