@@ -28,7 +28,7 @@ import numpy as np
 
 from arena.bots import burraco as burraco_bots
 from arena.cards import BURRACO_DECK
-from arena.games.bura.ranking import points as bura_points
+from arena.games.bura.ranking import POINTS as BURA_RANK_POINTS
 
 Move = tuple[int, dict[str, Any]]
 _first = itemgetter(0)  # a move's action index, the sort key of every move list
@@ -67,6 +67,7 @@ SUITS = "SHDC"
 MAX_OTHERS = 5  # up to six seats: the other seats' hand sizes, in turn order from the seat's left
 _BITS = tuple(1 << i for i in range(16))  # hand slot i's bit in a lead's index
 _POWERS_OF_3 = tuple(3 ** i for i in range(16))  # hand slot i's digit weight in a response's index
+_BURA_POINTS = {rank + suit: p for rank, p in BURA_RANK_POINTS.items() for suit in SUITS}  # card -> points
 
 
 class BuraEncoder(Encoder):
@@ -123,82 +124,138 @@ class BuraEncoder(Encoder):
         self._mine_at = self._positions(at)
         self._theirs_at = self._positions(at + d)
         self._known_at = self._positions(at + 2 * d)
-        self._teams: list[list[int]] | None = None
+        self._decision_at = {name: self._at_decision + i for i, name in enumerate(BURA_DECISIONS)}
+        self._trump_at = {suit: self._at_trump + i for i, suit in enumerate(SUITS)}
+        self._of_deck = tuple(i / d for i in range(d + 1))  # a count of cards / deck size
+        self._fraction = tuple(i / h for i in range(d + 1))  # a count of cards / hand size
+        self._of_120 = tuple(min(i, 120) / 120 for i in range(max(121, sum(_BURA_POINTS[c] for c in self.deck) + 1)))
+        self._templates: dict[tuple, np.ndarray] = {}
+        self._card_templates: dict[tuple, np.ndarray] = {}
+        self._score_values: dict[tuple, np.ndarray] = {}
+        self._score_at = np.array((self._at_known_points + 2, self._at_known_points + 3, self._at_known_points + 4,
+                                   self._at_sizes + MAX_OTHERS), dtype=np.intp)
+        self._fields = itemgetter("hand", "decision", "trump", "trump_card", "stock", "trick", "seat", "teams",
+                                  "piles", "match_points", "hand_sizes", "multiplier", "lead_limit", "claim_target")
+        self._teams: list[list[int]] | None = None  # a copy of the teams the tables below were built for
+        self._teams_seen: Any = None  # the very list they were last checked against
         self._side_of: list[int] = []
+        self._tables: list[tuple] = []
 
     def _positions(self, at: int) -> dict[str, int]:
         return {card: at + i for i, card in enumerate(self.deck)}
 
-    def _sides(self, teams: list[list[int]]) -> list[int]:
-        """Seat -> side, kept while the teams stay the same (they are fixed for a match)."""
+    def _seat_tables(self, teams: list[list[int]]) -> list[tuple]:
+        """Per seat, what its encoding needs of the teams (fixed for a match, so built once per teams): per
+        pile owner the face-up block's card table and the owner's side (None for the seat's own side), the
+        seats of the other sides, the seats in turn order from the seat's left, and where the per-step
+        scalar features go (an index array per case: with or without a trick, with or without a lead limit)."""
         if teams != self._teams:
             self._teams = [list(t) for t in teams]
-            side_of = [0] * sum(map(len, teams))
+            n = sum(map(len, teams))
+            side_of = [0] * n
             for side, team in enumerate(teams):
                 for s in team:
                     side_of[s] = side
-            self._side_of = side_of
-        return self._side_of
+            mine, theirs = self._mine_at.__getitem__, self._theirs_at.__getitem__
+            at = self._at_known_points
+            tables = []
+            for seat in range(n):
+                my_side = side_of[seat]
+                owners = tuple((mine, None) if side_of[o] == my_side else (theirs, side_of[o]) for o in range(n))
+                others = tuple(s for s in range(n) if side_of[s] != my_side)
+                left = tuple((seat + k) % n for k in range(1, min(n, MAX_OTHERS + 1)))
+                base = [self._at_stock, at, at + 1, *(self._at_sizes + k for k in range(len(left)))]
+                where = {(trick, limit): np.array(base + [self._at_trick_size] * trick
+                                                  + [self._at_sizes + MAX_OTHERS + 1] * limit, dtype=np.intp)
+                         for trick in (False, True) for limit in (False, True)}
+                tables.append((owners, others, left, where))
+            self._tables = tables
+            self._templates.clear()
+            self._score_values.clear()
+        self._teams_seen = teams
+        return self._tables
+
+    def _template(self, key: tuple, others: tuple[int, ...]) -> np.ndarray:
+        """The features that change only between deals or at a doubling, in an otherwise zero vector: the
+        trump suit and the trump card (a vector per card), the claim target, the penalty points (or deals
+        won) and the multiplier (values per seat and scores). Kept per (seat, trump, trump card, multiplier,
+        claim target, points), so that the steps of a deal share one; a miss costs a copy and a write."""
+        seat, trump, trump_card, multiplier, claim_target, *points = key
+        cards = self._card_templates.get((trump, trump_card))
+        if cards is None:
+            cards = np.zeros(self.size, dtype=np.float32)
+            cards[self._at_trump + SUITS.index(trump)] = 1.0
+            if trump_card is not None:
+                cards[self._trump_card_at[trump_card]] = 1.0
+            self._card_templates[trump, trump_card] = cards
+        scores_key = (seat, multiplier, claim_target, *points)
+        scores = self._score_values.get(scores_key)
+        if scores is None:
+            target = self.target
+            scores = np.array(((claim_target or 0) / 120, min(points[seat] / target, 1.0),
+                               min(max((points[s] for s in others), default=0) / target, 1.0),
+                               min(math.log2(max(multiplier, 1)) / 4, 1.0)), dtype=np.float32)
+            if len(self._score_values) >= 4096:
+                self._score_values.clear()
+            self._score_values[scores_key] = scores
+        v = cards.copy()
+        v.put(self._score_at, scores)
+        if len(self._templates) >= 4096:  # a long run meets many deals and scores: keep the table small
+            self._templates.clear()
+        self._templates[key] = v
+        return v
 
     def encode(self, obs: dict[str, Any]) -> np.ndarray:
-        h = self.hand
-        ones: list[int] = list(map(dict.__getitem__, self._slot_at, obs["hand"]))  # zip stops at h slots
-        decision = obs["decision"]
-        if decision in BURA_DECISIONS:
-            ones.append(self._at_decision + BURA_DECISIONS.index(decision))
-        ones.append(self._at_trump + SUITS.index(obs["trump"]))
-        if obs["trump_card"] is not None:
-            ones.append(self._trump_card_at[obs["trump_card"]])
-        at = self._at_stock
-        where = [at]
-        values = [obs["stock"] / len(self.deck)]
-        trick = obs["trick"]
+        (hand, decision, trump, trump_card, stock, trick, seat, teams, piles, points, sizes, multiplier,
+         lead_limit, claim_target) = self._fields(obs)
+        # The teams list is the match's own (the same object all match long): checked by identity first.
+        owners, others, left, where = (self._tables if teams is self._teams_seen else self._seat_tables(teams))[seat]
+        key = (seat, trump, trump_card, multiplier, claim_target, *points)
+        template = self._templates.get(key)
+        if template is None:
+            template = self._template(key, others)
+        ones: list[int] = list(map(dict.__getitem__, self._slot_at, hand))  # zip stops at h slots
+        at = self._decision_at.get(decision)
+        if at is not None:
+            ones.append(at)
+        # My side's points and, per other side, its points.
+        mine = 0
+        by_side = None
+        known = self._known_at.__getitem__
+        card_points = _BURA_POINTS.__getitem__
+        for (up_at, side), pile in zip(owners, piles, strict=True):
+            up = pile["face_up"]
+            down = pile["face_down_known"]
+            seen = 0
+            if up:
+                ones += map(up_at, up)
+                seen = sum(map(card_points, up))
+            if down:
+                ones += map(known, down)
+                seen += sum(map(card_points, down))
+            if side is None:
+                mine += seen
+            elif by_side is None:
+                by_side = {side: seen}
+            else:
+                by_side[side] = by_side.get(side, 0) + seen
+        # Fractions from tables (the same floats as the divisions: a count can never exceed the deck, nor
+        # points the deck's 120).
+        fraction = self._fraction
+        values = [self._of_deck[stock], self._of_120[mine], self._of_120[max(by_side.values()) if by_side else 0]]
+        values += map(fraction.__getitem__, map(sizes.__getitem__, left))
         if trick is not None:
             ones += map(self._best_at.__getitem__, trick["best_cards"])
             face_up = self._face_up_at.__getitem__
             for play in trick["plays"]:
                 if play["face_down"] is False:
                     ones += map(face_up, play["cards"])
-            where.append(self._at_trick_size)
-            values.append(trick["size"] / h)
-        seat = obs["seat"]
-        side_of = self._sides(obs["teams"])
-        my_side = side_of[seat]
-        mine = 0
-        by_side: dict[int, int] = {}
-        known = self._known_at.__getitem__
-        for owner, pile in enumerate(obs["piles"]):
-            up, down = pile["face_up"], pile["face_down_known"]
-            side = side_of[owner]
-            ones += map((self._mine_at if side == my_side else self._theirs_at).__getitem__, up)
-            ones += map(known, down)
-            seen = bura_points(up) + bura_points(down)
-            if side == my_side:
-                mine += seen
-            else:
-                by_side[side] = by_side.get(side, 0) + seen
-        at = self._at_known_points
-        points = obs["match_points"]
-        others = [p for s, p in enumerate(points) if side_of[s] != my_side]
-        where += (at, at + 1, at + 2, at + 3, at + 4)
-        values += (min(mine, 120) / 120, min(max(by_side.values(), default=0), 120) / 120,
-                   (obs["claim_target"] or 0) / 120,
-                   min(points[seat] / self.target, 1.0), min(max(others, default=0) / self.target, 1.0))
-        sizes = obs["hand_sizes"]
-        n = len(sizes)
-        at = self._at_sizes
-        for k in range(1, min(n, MAX_OTHERS + 1)):
-            where.append(at + k - 1)
-            values.append(sizes[(seat + k) % n] / h)
-        at += MAX_OTHERS
-        where.append(at)
-        values.append(min(math.log2(max(obs["multiplier"], 1)) / 4, 1.0))
-        if obs["lead_limit"] is not None:
-            where.append(at + 1)
-            values.append(obs["lead_limit"] / h)
-        v = np.zeros(self.size, dtype=np.float32)
+            values.append(fraction[trick["size"]])
+        if lead_limit is not None:
+            values.append(fraction[lead_limit])
+        v = template.copy()
         v.put(ones, 1.0)
-        v.put(where, values)
+        v.put(where[trick is not None, lead_limit is not None], values)
         return v
 
     def _slot_tables(self, hand: list[str]) -> tuple[dict[str, int], dict[str, int]]:
