@@ -65,6 +65,7 @@ class RawEnv(AECEnv):
         self._legal: dict[int, dict[str, Any]] = {}  # the same moves by index
         self._candidates: list[dict[str, Any]] = []
         self._observation: dict[str, Any] = {}
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -99,17 +100,20 @@ class RawEnv(AECEnv):
         agent = self.possible_agents[seat]
         observation = state.observation(seat)
         if self._burraco is not None:
-            self._candidates = self._burraco.candidates(observation)
-            self._moves = self._burraco.moves(state, seat, observation, self._candidates)
+            candidates = self._candidates = self._burraco.candidates(observation)
+            moves = self._burraco.moves(state, seat, observation, candidates)
+            candidates = list(candidates)
         else:
-            self._moves = self.encoder.moves(state, seat, observation)
-        self._legal = dict(self._moves)
+            moves = self.encoder.moves(state, seat, observation)
+            candidates = []
+        self._moves = moves
+        self._legal = dict(moves)
         # Only the previous mover's info held anything; every other seat's is still empty.
-        self.infos[self.agent_selection] = {}
+        infos = self.infos
+        infos[self.agent_selection] = {}
         self.agent_selection = agent
         self._observation = observation
-        self.infos[agent] = {"raw_observation": observation, "legal_actions": dict(self._legal),
-                             "candidates": list(self._candidates)}
+        infos[agent] = {"raw_observation": observation, "legal_actions": dict(moves), "candidates": candidates}
 
     def _finish(self) -> None:
         outcome = self.state.outcome()
@@ -132,9 +136,20 @@ class RawEnv(AECEnv):
         mine = agent == self.agent_selection and not self.terminations[agent]
         # The acting seat's observation was built for this position already (the state has not moved).
         observation = self._observation if mine else self.state.observation(seat)
-        mask = np.zeros(self.encoder.actions, dtype=np.int8)
         if mine:
-            mask.put(list(self._legal), 1)
+            # The masks of the positions met so far, by their legal indices: a copy of one costs less than
+            # filling a new one (a game has few distinct sets of legal indices: Bura's 35 actions).
+            key = tuple(self._legal)
+            mask = self._masks.get(key)
+            if mask is None:
+                mask = np.zeros(self.encoder.actions, dtype=np.int8)
+                mask.put(key, 1)
+                if len(self._masks) >= 4096:
+                    self._masks.clear()
+                self._masks[key] = mask
+            mask = mask.copy()
+        else:
+            mask = np.zeros(self.encoder.actions, dtype=np.int8)
         if self._burraco is not None:
             vector = self._burraco.encode(observation, self._candidates if mine else None)
         else:
@@ -157,12 +172,10 @@ class RawEnv(AECEnv):
         self.state.apply(seat, chosen)
         self.actions_played.append({"seat": seat, "action": chosen})
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.rewards
-        for a in rewards:
-            rewards[a] = 0.0
+        # Rewards are only ever set at the end of the match (by _finish, or by TerminateIllegalWrapper's
+        # forfeit), after which every step is a dead one: a live step starts with every reward still 0,
+        # so there is nothing to clear and nothing to add to the cumulative rewards until the end.
         self._prepare()
-        if not self.state.is_over():
-            self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.state is None:
