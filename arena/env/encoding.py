@@ -165,10 +165,10 @@ class BuraEncoder(Encoder):
                 others = tuple(s for s in range(n) if side_of[s] != my_side)
                 left = tuple((seat + k) % n for k in range(1, min(n, MAX_OTHERS + 1)))
                 base = [self._at_stock, at, at + 1, *(self._at_sizes + k for k in range(len(left)))]
-                where = {(trick, limit): np.array(base + [self._at_trick_size] * trick
-                                                  + [self._at_sizes + MAX_OTHERS + 1] * limit, dtype=np.intp)
-                         for trick in (False, True) for limit in (False, True)}
-                tables.append((owners, others, left, where))
+                # Indexed by 2 * (a trick is on) + (a lead limit is given).
+                where = tuple((*base, *[self._at_trick_size] * trick, *[self._at_sizes + MAX_OTHERS + 1] * limit)
+                              for trick in (0, 1) for limit in (0, 1))
+                tables.append((owners, others, left[0] if len(left) == 1 else None, left, where))
             self._tables = tables
             self._templates.clear()
             self._score_values.clear()
@@ -209,7 +209,8 @@ class BuraEncoder(Encoder):
         (hand, decision, trump, trump_card, stock, trick, seat, teams, piles, points, sizes, multiplier,
          lead_limit, claim_target) = self._fields(obs)
         # The teams list is the match's own (the same object all match long): checked by identity first.
-        owners, others, left, where = (self._tables if teams is self._teams_seen else self._seat_tables(teams))[seat]
+        owners, others, single, left, where = (self._tables if teams is self._teams_seen
+                                               else self._seat_tables(teams))[seat]
         key = (seat, trump, trump_card, multiplier, claim_target, *points)
         template = self._templates.get(key)
         if template is None:
@@ -224,6 +225,8 @@ class BuraEncoder(Encoder):
         known = self._known_at.__getitem__
         card_points = _BURA_POINTS.__getitem__
         for (up_at, side), pile in zip(owners, piles, strict=True):
+            if not pile["count"]:  # an empty pile shows nothing (and a side's 0 points change no maximum)
+                continue
             up = pile["face_up"]
             down = pile["face_down_known"]
             seen = 0
@@ -243,8 +246,13 @@ class BuraEncoder(Encoder):
         # points the deck's 120).
         fraction = self._fraction
         values = [self._of_deck[stock], self._of_120[mine], self._of_120[max(by_side.values()) if by_side else 0]]
-        values += map(fraction.__getitem__, map(sizes.__getitem__, left))
+        if single is not None:  # two seats: the one other hand
+            values.append(fraction[sizes[single]])
+        else:
+            values += map(fraction.__getitem__, map(sizes.__getitem__, left))
+        case = 0
         if trick is not None:
+            case = 2
             ones += map(self._best_at.__getitem__, trick["best_cards"])
             face_up = self._face_up_at.__getitem__
             for play in trick["plays"]:
@@ -252,10 +260,15 @@ class BuraEncoder(Encoder):
                     ones += map(face_up, play["cards"])
             values.append(fraction[trick["size"]])
         if lead_limit is not None:
+            case += 1
             values.append(fraction[lead_limit])
+        # A few writes each: item by item through the copy's buffer costs less than numpy's list conversions.
         v = template.copy()
-        v.put(ones, 1.0)
-        v.put(where[trick is not None, lead_limit is not None], values)
+        buffer = v.data
+        for i in ones:
+            buffer[i] = 1.0
+        for i, x in zip(where[case], values, strict=True):
+            buffer[i] = x
         return v
 
     def _slot_tables(self, hand: list[str]) -> tuple[dict[str, int], dict[str, int]]:
