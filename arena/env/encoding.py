@@ -480,62 +480,84 @@ class BurracoEncoder(Encoder):
         self._theirs_at = self._positions(4 * t)
         weight = np.array([0.25 if card == "X" else 0.5 for card in BURRACO_TEXTS])
         self._count_weights = np.tile(weight, 5)
+        self._count_weights32 = self._count_weights.astype(np.float32)
+        copies = {card: BURRACO_DECK.count(card) for card in BURRACO_TEXTS}
+        assert all(copies[card] * w <= 1.0 for card, w in zip(BURRACO_TEXTS, weight, strict=True)), \
+            "a block could hold more than its clip: encode must clip the counts again"
         self._at_decision = 5 * t
         self._at_locked = self._positions(5 * t + 2)
         self._at_sizes = 6 * t + 2
         self._at_candidates = self.size - 4 * CANDIDATES
+        self._counted = 5 * t
+        self._tail_at = np.arange(self._at_sizes + 5, self._at_sizes + 13, dtype=np.intp)
+        self._fields = itemgetter("team", "melds", "discard_pile", "hand", "decision", "locked_card", "seat",
+                                  "hand_sizes", "stock", "pozzetti", "target", "scores", "last_turn",
+                                  "turns_without_stock", "stalemate_turns")
 
     def _positions(self, at: int) -> dict[str, int]:
         return {card: at + i for i, card in enumerate(BURRACO_TEXTS)}
 
     def encode(self, obs: dict[str, Any], candidates: list[dict[str, Any]] | None = None) -> np.ndarray:
-        t = len(BURRACO_TEXTS)
-        team = obs["team"]
-        melds = obs["melds"]
-        pile = obs["discard_pile"]
-        counted = list(map(self._hand_at.__getitem__, obs["hand"]))
-        counted += map(self._pile_at.__getitem__, pile)
-        mine, theirs = self._mine_at.__getitem__, self._theirs_at.__getitem__
-        for meld in melds:
-            counted += map(mine if meld["team"] == team else theirs, meld["cards"])
-        v = np.zeros(self.size, dtype=np.float32)
-        counts = np.bincount(counted, minlength=5 * t) * self._count_weights
-        np.minimum(counts, 1.0, out=counts)
-        v[:5 * t] = counts
+        (team, melds, pile, hand, decision, locked, seat, sizes, stock, pozzetti, target, scores, last_turn,
+         without_stock, stalemate_turns) = self._fields(obs)
+        counted = list(map(self._hand_at.__getitem__, hand))
         if pile:
-            v[self._top_at[pile[-1]]] = 1.0
+            counted += map(self._pile_at.__getitem__, pile)
+        mine, theirs = self._mine_at.__getitem__, self._theirs_at.__getitem__
+        my_burraco = their_burraco = False
+        for meld in melds:
+            if meld["team"] == team:
+                counted += map(mine, meld["cards"])
+                if meld["burraco"]:
+                    my_burraco = True
+            else:
+                counted += map(theirs, meld["cards"])
+                if meld["burraco"]:
+                    their_burraco = True
+        v = np.zeros(self.size, dtype=np.float32)
+        # Copies per text times its weight (1/2, the joker 1/4), in the vector's own first blocks. The
+        # documented clip at 1 never bites: no block can hold more copies of a text than the deck has
+        # (checked in __init__), and the products are exact in float32.
+        counts = v[:self._counted]
+        counts[:] = np.bincount(counted, minlength=self._counted)
+        counts *= self._count_weights32
+        buffer = v.data  # the rest are a few items each: written one by one through the buffer
+        if pile:
+            buffer[self._top_at[pile[-1]]] = 1.0
         at = self._at_decision
-        where = [at + (0 if obs["decision"] == "draw" else 1)]
-        values = [float(obs["decision"] is not None)]
-        if obs["locked_card"] is not None:
-            where.append(self._at_locked[obs["locked_card"]])
-            values.append(1.0)
+        buffer[at if decision == "draw" else at + 1] = float(decision is not None)
+        if locked is not None:
+            buffer[self._at_locked[locked]] = 1.0
         at = self._at_sizes
-        seat, sizes = obs["seat"], obs["hand_sizes"]
         n = len(sizes)
-        where += (at, at + 1)
-        values += (obs["stock"] / 108, min(sizes[seat] / 22, 1.0))
+        buffer[at] = stock / 108
+        buffer[at + 1] = min(sizes[seat] / 22, 1.0)
         for k in range(1, min(n, 4)):
-            where.append(at + 1 + k)
-            values.append(min(sizes[(seat + k) % n] / 22, 1.0))
+            buffer[at + 1 + k] = min(sizes[(seat + k) % n] / 22, 1.0)
         at += 5
-        pozzetti = obs["pozzetti"]
-        target = obs["target"]
-        scores = obs["scores"]
-        where += range(at, at + 8)
-        values += (float(pozzetti[team]["taken"]), float(pozzetti[1 - team]["taken"]),
-                   float(any(m["burraco"] for m in melds if m["team"] == team)),
-                   float(any(m["burraco"] for m in melds if m["team"] != team)),
-                   _half_clipped(scores[team] / target), _half_clipped(scores[1 - team] / target),
-                   float(obs["last_turn"]), min(obs["turns_without_stock"] / obs["stalemate_turns"], 1.0))
-        v.put(where, values)
+        # Scores / target clipped to [-1, 1] and mapped to [0, 1].
+        v.put(self._tail_at, (1.0 if pozzetti[team]["taken"] else 0.0, 1.0 if pozzetti[1 - team]["taken"] else 0.0,
+                              1.0 if my_burraco else 0.0, 1.0 if their_burraco else 0.0,
+                              min(max(scores[team] / target, -1.0), 1.0) * 0.5 + 0.5,
+                              min(max(scores[1 - team] / target, -1.0), 1.0) * 0.5 + 0.5,
+                              1.0 if last_turn else 0.0, min(without_stock / stalemate_turns, 1.0)))
         if candidates:
-            sizes_of = {m["id"]: len(m["cards"]) for m in melds}
-            slots = [(1.0, float(cand["type"] == "add"), len(cand["cards"]) / 11,
-                      min((len(cand["cards"]) + sizes_of.get(cand.get("meld"), 0)) / 14, 1.0))
-                     for cand in candidates[:CANDIDATES]]
+            sizes_of = None  # meld id -> its size, needed by adds only
             at = self._at_candidates
-            v[at:at + 4 * len(slots)] = np.array(slots, dtype=np.float32).ravel()
+            for cand in candidates[:CANDIDATES]:
+                cards = len(cand["cards"])
+                buffer[at] = 1.0
+                meld = cand.get("meld")
+                if meld is not None:
+                    if sizes_of is None:
+                        sizes_of = {m["id"]: len(m["cards"]) for m in melds}
+                    after = cards + sizes_of.get(meld, 0)
+                else:
+                    after = cards
+                buffer[at + 1] = 1.0 if cand["type"] == "add" else 0.0
+                buffer[at + 2] = cards / 11
+                buffer[at + 3] = min(after / 14, 1.0)
+                at += 4
         return v
 
     def _table(self, observation: dict[str, Any]) -> Any:
@@ -581,11 +603,6 @@ class BurracoEncoder(Encoder):
         if index < self.first_candidate:
             return f"discard {BURRACO_TEXTS[index - 2]}"
         return f"meld or add candidate {index - self.first_candidate}"
-
-
-def _half_clipped(x: float) -> float:
-    """x clipped to [-1, 1], mapped to [0, 1]."""
-    return min(max(x, -1.0), 1.0) * 0.5 + 0.5
 
 
 def encoder_for(game: str, rules: Any, state: Any) -> Encoder:
