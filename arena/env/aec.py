@@ -65,6 +65,7 @@ class RawEnv(AECEnv):
         self._legal: dict[int, dict[str, Any]] = {}  # the same moves by index
         self._candidates: list[dict[str, Any]] = []
         self._observation: dict[str, Any] = {}
+        self._seat = 0  # the seat of agent_selection while the match is on
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -107,13 +108,14 @@ class RawEnv(AECEnv):
             moves = self.encoder.moves(state, seat, observation)
             candidates = []
         self._moves = moves
-        self._legal = dict(moves)
+        legal = self._legal = dict(moves)
         # Only the previous mover's info held anything; every other seat's is still empty.
         infos = self.infos
         infos[self.agent_selection] = {}
         self.agent_selection = agent
+        self._seat = seat
         self._observation = observation
-        infos[agent] = {"raw_observation": observation, "legal_actions": dict(moves), "candidates": candidates}
+        infos[agent] = {"raw_observation": observation, "legal_actions": legal.copy(), "candidates": candidates}
 
     def _finish(self) -> None:
         outcome = self.state.outcome()
@@ -132,10 +134,9 @@ class RawEnv(AECEnv):
                                             self.actions_played)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat_of[agent]
         mine = agent == self.agent_selection and not self.terminations[agent]
         # The acting seat's observation was built for this position already (the state has not moved).
-        observation = self._observation if mine else self.state.observation(seat)
+        observation = self._observation if mine else self.state.observation(self._seat_of[agent])
         if mine:
             # The masks of the positions met so far, by their legal indices: a copy of one costs less than
             # filling a new one (a game has few distinct sets of legal indices: Bura's 35 actions).
@@ -168,7 +169,7 @@ class RawEnv(AECEnv):
         chosen = self._legal.get(action)  # type: ignore[arg-type]
         if chosen is None:
             raise ValueError(f"action {action!r} is not legal for {agent} now (see the action mask)")
-        seat = self._seat_of[agent]
+        seat = self._seat
         self.state.apply(seat, chosen)
         self.actions_played.append({"seat": seat, "action": chosen})
         self._cumulative_rewards[agent] = 0.0
