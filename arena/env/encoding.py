@@ -140,6 +140,7 @@ class BuraEncoder(Encoder):
         self._teams_seen: Any = None  # the very list they were last checked against
         self._side_of: list[int] = []
         self._tables: list[tuple] = []
+        self._partners = False
 
     def _positions(self, at: int) -> dict[str, int]:
         return {card: at + i for i, card in enumerate(self.deck)}
@@ -147,8 +148,8 @@ class BuraEncoder(Encoder):
     def _seat_tables(self, teams: list[list[int]]) -> list[tuple]:
         """Per seat, what its encoding needs of the teams (fixed for a match, so built once per teams): per
         pile owner the face-up block's card table and the owner's side (None for the seat's own side), the
-        seats of the other sides, the seats in turn order from the seat's left, and where the per-step
-        scalar features go (an index array per case: with or without a trick, with or without a lead limit)."""
+        seats of the other sides, and the seats in turn order from the seat's left (and the one other seat
+        alone when there are two)."""
         if teams != self._teams:
             self._teams = [list(t) for t in teams]
             n = sum(map(len, teams))
@@ -157,19 +158,15 @@ class BuraEncoder(Encoder):
                 for s in team:
                     side_of[s] = side
             mine, theirs = self._mine_at.__getitem__, self._theirs_at.__getitem__
-            at = self._at_known_points
             tables = []
             for seat in range(n):
                 my_side = side_of[seat]
                 owners = tuple((mine, None) if side_of[o] == my_side else (theirs, side_of[o]) for o in range(n))
                 others = tuple(s for s in range(n) if side_of[s] != my_side)
                 left = tuple((seat + k) % n for k in range(1, min(n, MAX_OTHERS + 1)))
-                base = [self._at_stock, at, at + 1, *(self._at_sizes + k for k in range(len(left)))]
-                # Indexed by 2 * (a trick is on) + (a lead limit is given).
-                where = tuple((*base, *[self._at_trick_size] * trick, *[self._at_sizes + MAX_OTHERS + 1] * limit)
-                              for trick in (0, 1) for limit in (0, 1))
-                tables.append((owners, others, left[0] if len(left) == 1 else None, left, where))
+                tables.append((owners, others, left[0] if len(left) == 1 else None, left))
             self._tables = tables
+            self._partners = any(len(team) > 1 for team in teams)  # sides' points are summed over partners
             self._templates.clear()
             self._score_values.clear()
         self._teams_seen = teams
@@ -209,66 +206,74 @@ class BuraEncoder(Encoder):
         (hand, decision, trump, trump_card, stock, trick, seat, teams, piles, points, sizes, multiplier,
          lead_limit, claim_target) = self._fields(obs)
         # The teams list is the match's own (the same object all match long): checked by identity first.
-        owners, others, single, left, where = (self._tables if teams is self._teams_seen
-                                               else self._seat_tables(teams))[seat]
+        owners, others, single, left = (self._tables if teams is self._teams_seen else self._seat_tables(teams))[seat]
         key = (seat, trump, trump_card, multiplier, claim_target, *points)
         template = self._templates.get(key)
         if template is None:
             template = self._template(key, others)
-        ones: list[int] = list(map(dict.__getitem__, self._slot_at, hand))  # zip stops at h slots
+        # The rest is a few items per block, written one by one through the copy's buffer: that costs less
+        # than collecting them for numpy (its list conversions are the dearer part).
+        v = template.copy()
+        buffer = v.data
+        for i in map(dict.__getitem__, self._slot_at, hand):  # map stops at the hand's last slot
+            buffer[i] = 1.0
         at = self._decision_at.get(decision)
         if at is not None:
-            ones.append(at)
-        # My side's points and, per other side, its points.
-        mine = 0
+            buffer[at] = 1.0
+        # My side's points and the best other side's (with partners, summed per side first).
+        mine = best = 0
         by_side = None
         known = self._known_at.__getitem__
         card_points = _BURA_POINTS.__getitem__
-        for (up_at, side), pile in zip(owners, piles, strict=True):
+        for owner, pile in enumerate(piles):
             if not pile["count"]:  # an empty pile shows nothing (and a side's 0 points change no maximum)
                 continue
+            up_at, side = owners[owner]
             up = pile["face_up"]
             down = pile["face_down_known"]
             seen = 0
             if up:
-                ones += map(up_at, up)
+                for i in map(up_at, up):
+                    buffer[i] = 1.0
                 seen = sum(map(card_points, up))
             if down:
-                ones += map(known, down)
+                for i in map(known, down):
+                    buffer[i] = 1.0
                 seen += sum(map(card_points, down))
             if side is None:
                 mine += seen
-            elif by_side is None:
-                by_side = {side: seen}
-            else:
+            elif self._partners:
+                if by_side is None:
+                    by_side = {}
                 by_side[side] = by_side.get(side, 0) + seen
+            elif seen > best:
+                best = seen
+        if by_side:
+            best = max(by_side.values())
         # Fractions from tables (the same floats as the divisions: a count can never exceed the deck, nor
         # points the deck's 120).
         fraction = self._fraction
-        values = [self._of_deck[stock], self._of_120[mine], self._of_120[max(by_side.values()) if by_side else 0]]
+        at = self._at_known_points
+        buffer[self._at_stock] = self._of_deck[stock]
+        buffer[at] = self._of_120[mine]
+        buffer[at + 1] = self._of_120[best]
+        at = self._at_sizes
         if single is not None:  # two seats: the one other hand
-            values.append(fraction[sizes[single]])
+            buffer[at] = fraction[sizes[single]]
         else:
-            values += map(fraction.__getitem__, map(sizes.__getitem__, left))
-        case = 0
+            for k, s in enumerate(left, at):
+                buffer[k] = fraction[sizes[s]]
         if trick is not None:
-            case = 2
-            ones += map(self._best_at.__getitem__, trick["best_cards"])
+            for i in map(self._best_at.__getitem__, trick["best_cards"]):
+                buffer[i] = 1.0
             face_up = self._face_up_at.__getitem__
             for play in trick["plays"]:
                 if play["face_down"] is False:
-                    ones += map(face_up, play["cards"])
-            values.append(fraction[trick["size"]])
+                    for i in map(face_up, play["cards"]):
+                        buffer[i] = 1.0
+            buffer[self._at_trick_size] = fraction[trick["size"]]
         if lead_limit is not None:
-            case += 1
-            values.append(fraction[lead_limit])
-        # A few writes each: item by item through the copy's buffer costs less than numpy's list conversions.
-        v = template.copy()
-        buffer = v.data
-        for i in ones:
-            buffer[i] = 1.0
-        for i, x in zip(where[case], values, strict=True):
-            buffer[i] = x
+            buffer[at + MAX_OTHERS + 1] = fraction[lead_limit]
         return v
 
     def _slot_tables(self, hand: list[str]) -> tuple[dict[str, int], dict[str, int]]:
