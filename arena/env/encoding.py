@@ -301,34 +301,40 @@ class BuraEncoder(Encoder):
         return 1 + self.leads + code  # 2 + leads + code - 1
 
     def moves(self, state: Any, seat: int, observation: dict[str, Any]) -> list[Move]:
-        # index_of inlined, with each table built only for the decision that needs it: a step's largest
-        # share of the environment's own work after the encoding.
-        hand = observation["hand"]
+        # index_of inlined: a card's slot is its place in the hand (list.index over a few cards costs less
+        # than building a card -> slot table each step); the decision's actions are all of one kind.
+        slot = observation["hand"].index
         found: list[Move] = []
         append = found.append
-        bit = weight = None
         first_response = 1 + self.leads
         for action in state.legal_actions(seat):
             kind = action["type"]
-            if kind == "claim":
-                append((0, action))
-            elif kind == "pass":
-                append((1, action))
-            elif kind == "lead":
-                if bit is None:
-                    bit = dict(zip(hand, _BITS, strict=False)).__getitem__
+            if kind == "respond":
                 cards = action["cards"]
-                append((1 + (bit(cards[0]) if len(cards) == 1 else sum(map(bit, cards))), action))
-            else:
-                if weight is None:
-                    weight = dict(zip(hand, _POWERS_OF_3, strict=False)).__getitem__
-                cards = action["cards"]
-                code = weight(cards[0]) if len(cards) == 1 else sum(map(weight, cards))
+                code = _POWERS_OF_3[slot(cards[0])] if len(cards) == 1 else \
+                    sum(map(_POWERS_OF_3.__getitem__, map(slot, cards)))
                 down = action.get("face_down", False)
                 if down is True:
                     code *= 2
                 elif down:
-                    code += sum(map(weight, down))
+                    code += sum(map(_POWERS_OF_3.__getitem__, map(slot, down)))
+                append((first_response + code, action))
+            elif kind == "lead":
+                cards = action["cards"]
+                append((1 + (_BITS[slot(cards[0])] if len(cards) == 1 else
+                             sum(map(_BITS.__getitem__, map(slot, cards)))), action))
+            elif kind == "claim":
+                append((0, action))
+            elif kind == "pass":
+                append((1, action))
+            else:  # as index_of reads any other kind: a response
+                cards = action["cards"]
+                code = sum(map(_POWERS_OF_3.__getitem__, map(slot, cards)))
+                down = action.get("face_down", False)
+                if down is True:
+                    code *= 2
+                elif down:
+                    code += sum(map(_POWERS_OF_3.__getitem__, map(slot, down)))
                 append((first_response + code, action))
         found.sort(key=_first)
         return found
