@@ -66,13 +66,14 @@ class KozyrParallelEnv(ParallelEnv):
         if actions.get(mover) is None:
             raise ValueError(f"{mover} is to move (infos[...]['active_agent']) and was given no action")
         action = int(actions[mover])
-        if all(index != action for index, _ in aec.legal_moves()):
+        if action not in aec._legal:  # the mover's legal moves by index
             return self._forfeit(mover, action)
         aec.step(action)
         observations, infos = self._observations(), self._infos()
-        rewards = {agent: float(aec.rewards[agent]) for agent in self.agents}
-        terminations = {agent: aec.terminations[agent] for agent in self.agents}
-        truncations = {agent: aec.truncations[agent] for agent in self.agents}
+        agents = self.agents
+        rewards = {agent: float(aec.rewards[agent]) for agent in agents}
+        terminations = {agent: aec.terminations[agent] for agent in agents}
+        truncations = {agent: aec.truncations[agent] for agent in agents}
         if aec.state.is_over():
             self.agents = []
         return observations, rewards, terminations, truncations, infos
