@@ -21,6 +21,10 @@ and the driver's action choice.
 
     .venv/bin/python bench/env_speed.py --seconds 5 --workers 2
     .venv/bin/python bench/env_speed.py --split
+
+RLCard comes with the ``bench`` extra. Installed apart instead (``pip install --target DIR rlcard==1.2.0
+termcolor --no-deps``: termcolor is the one dependency its import needs beyond numpy), it is found through
+``PYTHONPATH=DIR``, which the ``--workers`` processes inherit; ``--split`` does not need it.
 """
 
 from __future__ import annotations
