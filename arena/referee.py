@@ -301,7 +301,8 @@ def _tell(on_action: Callable[[int, dict[str, Any]], None], seat: int, action: d
 def _start_all(players: list[Player], controls: list[TimeControl], game: str, preset: str, rules: Any,
                teams: list[list[int]], verdicts: list[SeatVerdict], names: list[str], fail) -> None:
     """Launch every seat's bot at once, then collect the readies: start-up costs the longest seat's time,
-    not the sum. Stops at the first seat that fails (in seat order), as a match stops at its first forfeit."""
+    not the sum. Stops at the first seat that fails (launches in seat order, readies soonest deadline first),
+    as a match stops at its first forfeit."""
     n = len(players)
     deadlines = [0.0] * n
     rules_dict = rules_to_dict(rules)
@@ -322,7 +323,10 @@ def _start_all(players: list[Player], controls: list[TimeControl], game: str, pr
         except PlayerFailure as failure:
             fail(seat, failure)
             return
-    for seat, player in enumerate(players):
+    # Readies are awaited soonest deadline first: a bot's 10 s start-up must not run out while the referee
+    # still waits for a person's (minutes) in an earlier seat, with the bot's ready already sent.
+    for seat in sorted(range(n), key=deadlines.__getitem__):
+        player = players[seat]
         try:
             names[seat] = protocol.parse_ready(player.wait_ready(deadlines[seat])).name
         except ProtocolError as err:

@@ -214,7 +214,7 @@ class BuraEncoder(Encoder):
         # The rest is a few items per block, written one by one through the copy's buffer: that costs less
         # than collecting them for numpy (its list conversions are the dearer part).
         v = template.copy()
-        buffer = v.data
+        buffer: Any = v.data  # a float64 memoryview: item writes are cheaper than numpy's
         for i in map(dict.__getitem__, self._slot_at, hand):  # map stops at the hand's last slot
             buffer[i] = 1.0
         at = self._decision_at.get(decision)
@@ -222,7 +222,7 @@ class BuraEncoder(Encoder):
             buffer[at] = 1.0
         # My side's points and the best other side's (with partners, summed per side first).
         mine = best = 0
-        by_side = None
+        by_side: dict[Any, int] | None = None
         known = self._known_at.__getitem__
         card_points = _BURA_POINTS.__getitem__
         for owner, pile in enumerate(piles):
@@ -532,7 +532,7 @@ class BurracoEncoder(Encoder):
         counts = v[:self._counted]
         counts[:] = np.bincount(counted, minlength=self._counted)
         counts *= self._count_weights32
-        buffer = v.data  # the rest are a few items each: written one by one through the buffer
+        buffer: Any = v.data  # the rest are a few items each: written one by one through the buffer
         if pile:
             buffer[self._top_at[pile[-1]]] = 1.0
         at = self._at_decision

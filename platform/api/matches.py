@@ -64,6 +64,12 @@ def js_safe(value: Any, key: str | None = None) -> Any:
     return value
 
 
+def deal_is_secret(match: Match) -> bool:
+    """A casual match's seeds give away every hand (the deal follows from them): empty until it ends, so the
+    person at the table, or a friend beside them, cannot rebuild the bots' cards."""
+    return match.kind == Match.Kind.CASUAL and not match.is_done
+
+
 class MatchSerializer(serializers.ModelSerializer):
     seats = SeatSerializer(many=True, read_only=True)
     seed = serializers.SerializerMethodField()
@@ -79,10 +85,14 @@ class MatchSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_seed(self, match: Match) -> str:
+        if deal_is_secret(match):
+            return ""
         return str(match.seed)  # a u64: as text, since JSON numbers above 2**53 lose digits in browsers
 
     @extend_schema_field(OpenApiTypes.STR)
     def get_base_seed(self, match: Match) -> str:
+        if deal_is_secret(match):
+            return ""
         return str(match.base_seed)  # 63 bits, as text for the same reason
 
     @extend_schema_field(serializers.JSONField(allow_null=True, help_text="the referee's result; seeds as text"))
@@ -92,7 +102,7 @@ class MatchSerializer(serializers.ModelSerializer):
     def get_reproduce(self, match: Match) -> str:
         from matches.reproduce import reproduce_command
 
-        return reproduce_command(match)
+        return "" if deal_is_secret(match) else reproduce_command(match)
 
 
 class MatchFilter(django_filters.FilterSet):

@@ -18,6 +18,8 @@ def access_bot(user, name: str, *, for_change: bool = False) -> Bot:
         raise Http404("no such bot")
     if for_change and not (user.is_authenticated and user.pk == bot.owner_id):
         raise Http404("no such bot")  # 404, not 403: nobody learns more than the public pages say
+    if for_change and bot.is_person:
+        raise Http404("no such bot: a person's seat at the tables is not a bot, and takes no changes or uploads")
     return bot
 
 

@@ -83,6 +83,8 @@ def check_new_version(bot: Bot, upload: CheckedUpload) -> None:
     """Before storing anything: can this bot take this file as a new version?"""
     if bot.is_house:
         raise BotError("house bots are built in and take no uploads")
+    if bot.is_person:
+        raise BotError("a person's seat at the tables is not a bot and takes no uploads")
     current = bot.current_version
     if current is not None and current.sha256 == upload.sha256:
         raise BotError(f"this file is the current version (v{current.number}) already", "file")

@@ -20,6 +20,8 @@ def person_name(user) -> str:
 def person_version(user, game: str) -> BotVersion:
     """The user's seat for ``game``, made on first use (idempotent under concurrent calls)."""
     bot = Bot.objects.filter(owner=user, game=game, kind=Bot.Kind.PERSON).select_related("current_version").first()
+    if bot is not None and bot.current_version is not None and bot.current_version.runtime != PERSON_RUNTIME:
+        raise ValueError(f"{bot.name}'s current version is not a person's seat")  # uploads are refused to it
     if bot is None:
         try:
             with transaction.atomic():

@@ -95,6 +95,9 @@ try:
     PERSON_MOVE_SECONDS = env.int("KOZYR_PERSON_MOVE_SECONDS", 30, 1, 600)
     PERSON_BANK_SECONDS = env.int("KOZYR_PERSON_BANK_SECONDS", 300, 0, 3600)
     CASUAL_PER_HOUR = env.int("KOZYR_CASUAL_PER_HOUR", 30, 1, 10_000)  # casual matches a person may start
+    # Casual matches waiting or played at once, site-wide: each holds a worker process while its person plays,
+    # and the casual queue comes before the ladder's, so this bounds what people can take from the bots.
+    CASUAL_MAX_ACTIVE = env.int("KOZYR_CASUAL_MAX_ACTIVE", 20, 1, 100_000)
     LIVE_VIEWERS_PER_MATCH = env.int("KOZYR_LIVE_VIEWERS_PER_MATCH", 200, 1, 100_000)
     LIVE_VIEWERS_PER_ADDRESS = env.int("KOZYR_LIVE_VIEWERS_PER_ADDRESS", 8, 1, 10_000)
     # /metrics (web/metrics.py): with a token, only for `Authorization: Bearer <token>`; without one, open

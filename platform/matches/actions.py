@@ -313,6 +313,7 @@ def is_infrastructure_failure(result: dict[str, Any]) -> tuple[str, bool] | None
     start a bot, or the match reached its wall-clock ceiling with every bot inside its clock."""
     for seat in result["seats"]:
         detail = (seat.get("detail") or "")[:300]
+        # "infrastructure" is the sandbox's (this machine is broken); "relay" the live relay's (it is not)
         if seat["verdict"] == protocol.ABORTED:
             return f"seat {seat['seat']} aborted ({seat.get('code')}): {detail}", seat.get("code") == "infrastructure"
         if seat["verdict"] == protocol.SANDBOX_FAILURE:

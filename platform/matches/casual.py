@@ -108,6 +108,11 @@ def start_casual(user, opponent: Bot, preset: str | None, partner: Bot | None = 
         if current is not None:
             raise CasualError(f"you are already at a table (match {current.pk}); finish it or let it time out "
                               f"first: one live match per person", None)
+        active = Match.objects.filter(kind=Match.Kind.CASUAL,
+                                      status__in=(Match.Status.QUEUED, Match.Status.RUNNING)).count()
+        if active >= settings.CASUAL_MAX_ACTIVE:
+            raise CasualError(f"all {settings.CASUAL_MAX_ACTIVE} tables of this site are taken; try again in a few "
+                              f"minutes", None)
         try:
             spend(casual_limit(), user.pk)
         except RateLimited as err:

@@ -14,6 +14,10 @@ class ChallengeError(ActionError):
 
 
 def check_challenge(mine: Bot, other: Bot, preset: str | None) -> str:
+    for bot, field in ((mine, "bot"), (other, "opponent")):
+        if bot.is_person:
+            raise ChallengeError(f"{bot.name} is a person's seat at the tables, not a bot: sit down at a table "
+                                 f"to play", field)
     if mine.pk == other.pk:
         raise ChallengeError("a bot cannot challenge itself", "opponent")
     if mine.game != other.game:

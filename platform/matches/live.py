@@ -36,10 +36,12 @@ from arena.players import PlayerFailure
 log = logging.getLogger(__name__)
 
 KEEP_SECONDS = 6 * 3600
-WAIT_SLICE_S = 2.0  # one blocking pop at most this long: below the client's read timeout
+ENDED_KEEP_SECONDS = 600  # after the match: long enough for its pages to notice the end, then gone
+WAIT_SLICE_S = 1.0  # one blocking pop at most this long: well below the client's read timeout (2 s at least)
 RETRY_FOR_S = 10.0  # a relay that is briefly away is retried this long before the seat's line is lost
 VIEWER_SEEN_S = 15  # a live view that has not asked for this long no longer counts against the bounds
-REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError)
+REDIS_ERRORS = (redis.RedisError,)  # away, timed out, out of memory, read-only: the relay cannot be used
+RELAY = "relay"  # the aborted verdict's code when the relay failed: nobody's fault, and not the machine's
 
 
 class LiveUnavailable(Exception):
@@ -64,9 +66,10 @@ def client() -> redis.Redis:
 
 
 def live_id(match) -> str:
-    """A match's name in the relay: its id and its deal's seed, so no key left by another database (a test
-    run's, a restored backup's) is ever taken for this match's."""
-    return f"{match.pk}.{match.base_seed}"
+    """A match attempt's name in the relay: its id, its deal's seed (no key left by another database, a test
+    run's or a restored backup's, is ever taken for this match's) and the attempt (a worker that lost its
+    lease and plays on never writes into the next attempt's lists)."""
+    return f"{match.pk}.{match.base_seed}.{match.attempts}"
 
 
 def key(match_id: str, *parts: object) -> str:
@@ -88,6 +91,17 @@ def start_match(match_id: str, seats: Sequence[int]) -> None:
                                                 for part in ("out", "in", "closed")])
 
 
+def end_match(match_id: str, seats: Sequence[int]) -> None:
+    """The attempt is over: its lists expire soon (every match's actions are relayed; on a busy ladder six
+    hours of them would fill the broker's Redis)."""
+    names = [key(match_id, "actions"), *[key(match_id, "seat", s, part) for s in seats for part in ("out", "in",
+                                                                                                   "closed")]]
+    pipe = client().pipeline()
+    for name in names:
+        pipe.expire(name, ENDED_KEEP_SECONDS)
+    pipe.execute()
+
+
 class RelayChannel:
     """The worker's end of one seat (arena.channels.LineChannel): lines out to the seat's list, answers in."""
 
@@ -102,16 +116,24 @@ class RelayChannel:
             self._retry(lambda c: c.pipeline().rpush(self.out, *entries).expire(self.out, KEEP_SECONDS).execute())
 
     def receive(self, deadline: float) -> bytes | None:
+        away_since: float | None = None
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
+                if away_since is not None:
+                    # The seat's clock ran out while the relay could not be read: not the seat's fault.
+                    raise PlayerFailure(protocol.ABORTED, RELAY, f"the live relay was unreachable for the last "
+                                        f"{time.monotonic() - away_since:.1f} s of the seat's clock")
                 return None
             try:
                 found = client().blpop([self.incoming], timeout=min(left, WAIT_SLICE_S))
-            except REDIS_ERRORS as err:  # the person's clock runs on while the relay is away
+            except REDIS_ERRORS as err:  # the clock runs on while the relay is away
+                if away_since is None:
+                    away_since = time.monotonic()
                 log.warning("match %s seat %s: the live relay is away (%s)", self.match_id, self.seat, err)
                 time.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
                 continue
+            away_since = None
             if found is not None:
                 return found[1]
 
@@ -128,7 +150,7 @@ class RelayChannel:
             except REDIS_ERRORS as err:
                 if time.monotonic() > until:
                     # Not the seat's doing: the match is aborted, never scored (docs/matches.md, "Live tables").
-                    raise PlayerFailure(protocol.ABORTED, "infrastructure",
+                    raise PlayerFailure(protocol.ABORTED, RELAY,
                                         f"the live relay could not be reached: {err}") from None
                 time.sleep(0.5)
 
@@ -177,13 +199,24 @@ def was_answered(match_id: str, seat: int, request_id: int | None) -> bool:
 def answer(match_id: str, seat: int, request_id: int | None, line: bytes) -> bool:
     """Deliver the page's answer (one protocol line) for ``request_id`` (None: the ready); False when that
     request was answered already."""
-    c = client()
     taken = _answered_key(match_id, seat, request_id)
-    if not c.set(taken, b"1", nx=True, ex=KEEP_SECONDS):
-        return False
     incoming = key(match_id, "seat", seat, "in")
-    c.pipeline().rpush(incoming, line).expire(incoming, KEEP_SECONDS).execute()
-    return True
+    # One step on the server: marked answered and delivered together, or neither.
+    return bool(_answer_once()(keys=[taken, incoming], args=[line, KEEP_SECONDS]))
+
+
+ANSWER_ONCE = """
+if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
+  redis.call('RPUSH', KEYS[2], ARGV[1])
+  redis.call('EXPIRE', KEYS[2], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+
+def _answer_once():
+    return client().register_script(ANSWER_ONCE)
 
 
 def actions(match_id: str) -> list[dict[str, Any]]:

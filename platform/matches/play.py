@@ -169,7 +169,12 @@ def play(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
             live.start_match(match_id, range(len(job.seat_bots)))
         except Exception as err:  # a relay that is away: bots still play; a person's seat fails by itself
             log.warning("match %s: the live relay could not be reset: %s", match_id, err)
-    result, replay = run_job(job, connect=live.connect, on_action=LiveWatcher(match_id) if match_id else None)
+    try:
+        result, replay = run_job(job, connect=live.connect, on_action=LiveWatcher(match_id) if match_id else None)
+    finally:
+        if match_id is not None and live.enabled():
+            with contextlib.suppress(Exception):  # the keys expire in six hours anyway
+                live.end_match(match_id, range(len(job.seat_bots)))
     result["wall_seconds"] = round(time.monotonic() - started, 3)
     return result, replay
 

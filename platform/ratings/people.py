@@ -102,7 +102,11 @@ def rated_outcomes(preset: str) -> tuple[Outcomes, int, int]:
         ranks.append(rank)
         team.append(team_of_seat[seat])
         sets.append(str(duplicate_set))
-    return Outcomes.from_seats(match_ids, players, ranks, team, sets), len(set(match_ids)), max(match_ids, default=0)
+    casual = Match.objects.filter(kind=Match.Kind.CASUAL, preset=preset, status=Match.Status.FINISHED)
+    newest_casual = casual.filter(pk__in=set(match_ids)).aggregate(n=Max("pk"))["n"] or 0
+    # The marker is the newest casual match seen: a casual match ends minutes after it was made, when ladder
+    # matches with higher ids have finished, and it must still bring the next people's refit.
+    return Outcomes.from_seats(match_ids, players, ranks, team, sets), len(set(match_ids)), newest_casual
 
 
 def refit_people(preset: str) -> Refit:

@@ -75,6 +75,8 @@ def do_create_tournament(host, **fields) -> Tournament:
 
 
 def check_join(user, t: Tournament, bot: Bot, invite_code: str = "") -> None:
+    if bot.is_person:
+        raise TournamentError(f"{bot.name} is a person's seat at the tables, not a bot", "bot")
     if t.status != Tournament.Status.OPEN:
         raise TournamentError(f"the tournament is {t.status}; entries are closed", "tournament")
     if t.entry_deadline and timezone.now() > t.entry_deadline:

@@ -141,7 +141,7 @@ def table_answer(request, pk: int):
                 live.live_id(match), seat, request_open["id"]):
             return _refused("not_your_turn", "that request is not open: it is not your move, or it was "
                                              "answered already", 409)
-        problem = rules_refusal(match, seat, message["action"])
+        problem = rules_refusal(match, seat, message["action"], request_open["id"])
         if problem is not None:
             return _refused(*problem)
         line = protocol.encode({"type": "action", "id": request_open["id"], "action": message["action"]})
@@ -152,14 +152,21 @@ def table_answer(request, pk: int):
     return JsonResponse({"ok": True})
 
 
-def rules_refusal(match: Match, seat: int, action: dict) -> tuple[str, str] | None:
+def rules_refusal(match: Match, seat: int, action: dict, request_id: int) -> tuple[str, str] | None:
     """The rules' reason to refuse ``action`` from ``seat`` now (the rule's code and words), or None. The
-    position is the match re-run from its seed through the actions relayed so far; when the relay's actions
-    do not lead to this seat's turn (its watcher failed), the referee alone decides."""
+    position is the match re-run from its seed through the actions relayed so far. Request N comes after
+    exactly N - 1 accepted actions; when the relay holds another number (its watcher failed), or they do not
+    re-run to this seat's turn, the referee alone decides."""
+    relayed = live.actions(live.live_id(match))
+    if len(relayed) != request_id - 1:
+        return None
     _, rules = resolve(match.preset, match.overrides)
     state = new_match(rules, match.seed)
-    for entry in live.actions(live.live_id(match)):
-        state.apply(entry["seat"], entry["action"])
+    try:
+        for entry in relayed:
+            state.apply(entry["seat"], entry["action"])
+    except (IllegalAction, *MALFORMED_ACTION_ERRORS):
+        return None
     if state.is_over() or state.to_move() != seat:
         return None
     try:

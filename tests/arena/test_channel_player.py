@@ -122,3 +122,26 @@ def test_what_comes_back_is_checked_by_the_protocol_code():
     rules, players = bura_players(channel)
     seat = play_match(rules, 11, players, preset="bura").result["seats"][0]
     assert (seat["verdict"], seat["code"]) == (protocol.PROTOCOL_ERROR, protocol.WRONG_ID)
+
+
+def test_a_bot_ready_in_time_is_never_failed_for_a_slower_seat_before_it():
+    """Readies are awaited soonest deadline first: a person taking a minute to sit down in seat 0 must not
+    run out seat 1's ten seconds while seat 1's ready already waits."""
+    class PipeLike(QueueChannel):
+        def receive(self, deadline):  # as a pipe is read: nothing is taken once the deadline has passed
+            return None if time.monotonic() >= deadline else super().receive(deadline)
+
+    person, bot = QueueChannel(), PipeLike()
+    bot.incoming.put(b'{"type":"ready","name":"quick"}')
+
+    def sit_down_late():
+        time.sleep(1.5)
+        person.incoming.put(b'{"type":"ready","name":"slow person"}')
+
+    threading.Thread(target=sit_down_late, daemon=True).start()
+    rules, _ = bura_players(person)
+    players = [ChannelPlayer("@person", person), ChannelPlayer("quick", bot)]
+    record = play_match(rules, 11, players, preset="bura", max_decisions=0,
+                        seat_time_controls=[TimeControl(startup_ms=5_000), TimeControl(startup_ms=1_000)])
+    assert [s["verdict"] for s in record.result["seats"]] == ["ok", "ok"], record.result["seats"]
+    assert [s["name"] for s in record.result["seats"]] == ["slow person", "quick"]

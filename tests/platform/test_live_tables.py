@@ -184,8 +184,8 @@ def test_a_ladder_match_is_followed_live_behind_its_delay(person, settings):
     played = play_in_thread(match.pk)
     played["thread"].join(timeout=60)
     assert played["result"] == "finished"
-    relayed = live.actions(live.live_id(match))
     match.refresh_from_db()
+    relayed = live.actions(live.live_id(match))
     from web.replay_views import load_stored
     assert [(e["seat"], e["action"]) for e in relayed] == [(a["seat"], a["action"])
                                                            for a in load_stored(match.replay_sha256)["actions"]]
@@ -272,3 +272,37 @@ def test_a_persons_match_is_followed_live_from_the_persons_seat_only(person, set
     assert watcher.get(f"/matches/{match_id}/live/?seat=9").status_code == 400
     page = watcher.get(f"/matches/{match_id}/").content.decode()
     assert 'data-live-url' in page and '<option value="all">' not in page
+
+
+def test_a_running_casual_match_keeps_its_deal_secret_and_a_persons_seat_is_no_bot(person, as_user, make_user):
+    from matches.models import Match
+
+    user, client = person
+    match_id = sit_down(client)
+    api = as_user(user)
+    shown = api.get(f"/api/v1/matches/{match_id}/").json()
+    assert shown["seed"] == "" and shown["base_seed"] == "" and shown["reproduce"] == ""  # it would give every hand
+    listed = api.get("/api/v1/matches/?kind=casual").json()["results"]
+    assert all(m["seed"] == "" for m in listed)
+    Match.objects.filter(pk=match_id).update(status="finished")
+    assert api.get(f"/api/v1/matches/{match_id}/").json()["seed"] == str(Match.objects.get(pk=match_id).seed)
+    # the person's row is not a bot: no changes, uploads, challenges or tournament entries through it
+    assert api.patch("/api/v1/bots/@ann/", {"active": True}, format="json").status_code == 404
+    assert api.post("/api/v1/bots/@ann/versions/", {}, format="multipart").status_code == 404
+    refused = api.post("/api/v1/challenges/", {"bot": "@ann", "opponent": "greedy-bura"}, format="json")
+    assert refused.status_code in (400, 404), refused.json()
+
+
+def test_a_relay_that_is_away_aborts_the_seat_without_blaming_it_or_the_machine(settings):
+    from arena import protocol
+    from arena.players import PlayerFailure
+    from matches import actions, live
+
+    settings.LIVE_REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    channel = live.RelayChannel("1.2.1", 0)
+    with pytest.raises(PlayerFailure) as failure:
+        channel.receive(time.monotonic() + 1.0)
+    assert (failure.value.verdict, failure.value.code) == (protocol.ABORTED, live.RELAY)
+    result = {"seats": [{"seat": 0, "verdict": protocol.ABORTED, "code": live.RELAY, "detail": "away"}]}
+    reason, machine_broken = actions.is_infrastructure_failure(result)
+    assert "aborted (relay)" in reason and machine_broken is False  # the worker goes on taking matches
