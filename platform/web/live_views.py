@@ -15,7 +15,9 @@ When the match is no longer running the endpoint says so, and the page reloads i
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 
 from django.conf import settings
 from django.http import JsonResponse
@@ -39,6 +41,37 @@ LIVE_COUNT = replay_frames.MAX_COUNT
 # A live view asks every 0.7 s (viewer.js), about 86 a minute, besides its first chunks; per address, so a
 # few tabs of one household fit and a scraper does not.
 ANONYMOUS_LIVE_READS = Limit("live-anonymous", 300, 60, "live view requests")
+
+
+RUNS_KEPT = 32  # re-runs kept per process: a match's viewers mostly ask about the same newest position
+
+
+class RunCache:
+    """The re-run of a match through its first N relayed actions, kept per process: every viewer of a match
+    polls every 0.7 s, and re-running a long Burraco match for each of them would cost tens of milliseconds a
+    request. The relayed list only grows, so (live id, N) names one re-run for good."""
+
+    def __init__(self, size: int = RUNS_KEPT):
+        self.size = size
+        self.runs: OrderedDict[tuple[str, int], replay_frames.ReplayRun] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, name: str, replay: dict) -> replay_frames.ReplayRun:
+        key = (name, len(replay["actions"]))
+        with self.lock:
+            run = self.runs.get(key)
+            if run is not None:
+                self.runs.move_to_end(key)
+                return run
+        run = replay_frames.ReplayRun(replay)
+        with self.lock:
+            self.runs[key] = run
+            while len(self.runs) > self.size:
+                self.runs.popitem(last=False)
+        return run
+
+
+RUNS = RunCache()
 
 
 def delay_of(match: Match) -> int:
@@ -107,7 +140,7 @@ def live_frames(request, pk: int):
               "seats": [{"seat": s.seat, "bot": s.version.label, "name": ""} for s in seats],
               "actions": [{"seat": e["seat"], "action": e["action"]} for e in shown]}
     try:
-        run = replay_frames.ReplayRun(so_far)
+        run = RUNS.get(name, so_far)
     except MALFORMED_ACTION_ERRORS as err:
         return _error("server_error", f"the relayed actions cannot be re-run: {err}", 500)
     start = max(0, min(start, run.steps))

@@ -306,3 +306,20 @@ def test_a_relay_that_is_away_aborts_the_seat_without_blaming_it_or_the_machine(
     result = {"seats": [{"seat": 0, "verdict": protocol.ABORTED, "code": live.RELAY, "detail": "away"}]}
     reason, machine_broken = actions.is_infrastructure_failure(result)
     assert "aborted (relay)" in reason and machine_broken is False  # the worker goes on taking matches
+
+
+def test_live_views_reuse_one_re_run_per_position():
+    from web.live_views import RunCache
+
+    cache = RunCache(size=2)
+    replay = {"game": "bura", "preset": "bura", "rules": {}, "seed": 5, "seats": [{"seat": 0}, {"seat": 1}],
+              "actions": []}
+    from arena.games import resolve
+    from arena.games.options import rules_to_dict
+
+    replay["rules"] = rules_to_dict(resolve("bura", {})[1])
+    first = cache.get("1.5.1", replay)
+    assert cache.get("1.5.1", dict(replay)) is first  # the same position: the same re-run
+    assert cache.get("2.5.1", replay) is not first
+    cache.get("3.5.1", replay)  # the oldest is dropped past the size
+    assert cache.get("1.5.1", replay) is not first
