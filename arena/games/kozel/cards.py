@@ -36,6 +36,11 @@ class CardTable:
     power: dict[str, int]  # any trump outranks any plain card; plain cards compare only within a suit
     points: dict[str, int]
     order: dict[str, int]  # the sorted order of card lists: trumps high to low, then clubs, spades, hearts
+    in_order: tuple[str, ...]  # the cards by that order: in_order[order[c]] == c
+    # Each kind's cards take consecutive places in that order, [start, stop): in a sorted hand the cards
+    # of one kind sit side by side, so finding them is a binary search.
+    places: dict[str, tuple[int, int]]
+    suit_starts: tuple[int, ...]  # where clubs, spades and hearts (PLAIN_SUITS) start: trumps come first
 
     def sort(self, cards) -> list[str]:
         return sorted(cards, key=self.order.__getitem__)
@@ -84,8 +89,14 @@ def _build(deck: tuple[str, ...]) -> CardTable:
     if set(kind) != set(deck):
         raise AssertionError("card table does not cover the deck")  # a wrong deck definition, not bad input
     points = {c: CARD_POINTS.get(c[0], 0) for c in deck}
+    in_order = tuple(sorted(deck, key=order.__getitem__))
+    places: dict[str, tuple[int, int]] = {}
+    for place, card in enumerate(in_order):
+        start, _stop = places.get(kind[card], (place, place))
+        places[kind[card]] = (start, place + 1)
     return CardTable(deck=deck, trumps=trumps, plain_ranks=plain_ranks, kind=kind, power=power, points=points,
-                     order=order)
+                     order=order, in_order=in_order, places=places,
+                     suit_starts=tuple(places[suit][0] for suit in PLAIN_SUITS))
 
 
 TABLES = {name: _build(deck) for name, deck in DECKS.items()}
