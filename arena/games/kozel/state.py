@@ -2,12 +2,14 @@
 
 The state is deterministic from ``(rules, seed)``: hand k is dealt from ``shuffled(deck, derive_seed(seed, k))``
 and the first dealer is drawn by lot from ``derive_seed(seed, LOT)``. Everything a seat may know is in
-``observation``; the event log keeps one full record per event plus, for the few events holding hidden
-cards (the deal, the widow, the discard), one view per seat.
+``observation``; the event log keeps one full record per event (for the commonest, just what it is made
+from), and a seat's view of the few events holding hidden cards (the deal, the widow, the discard) is made
+from that record when asked for.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from itertools import combinations
 from typing import Any
 
@@ -27,8 +29,18 @@ PLAY = "play"
 # The contract of a hand: two teams (4 players); with 3 the widow decision is pending, then a soloist
 # plays alone against the other two ("solo") or, the widow declined, everyone for themselves ("misere").
 TEAMS, PENDING, SOLO, MISERE = "teams", "pending", "solo", "misere"
-FLAT = ()  # marks a public event whose values are all scalars: a shallow copy is a full copy
+# How a log entry's per-seat part reads (see ``events``): FLAT marks a public event whose values are all
+# scalars (a shallow copy is a full copy); PLAYED and TRICK mark the two commonest events, kept as a bare
+# tuple and made into their event only when asked for; DEAL_END marks a deal's record as kept in _deals
+# (never changed); DEALT, and an (owner, key) pair, mark events holding hidden cards, whose view for a
+# seat is made when asked for. They are told apart by ==, not by identity: a state may have been through
+# pickle (replay frames), which keeps () but may not keep a string's identity.
+FLAT, PLAYED, TRICK, DEALT, DEAL_END = (), "played", "trick", "dealt", "deal_end"
 SUIT_WORDS = {"C": "clubs", "S": "spades", "H": "hearts", TRUMP: "trumps"}
+# The play action of every card, prepared once: legal actions are copies of these (a dict copy is cheaper
+# than a dict literal), and apply compares a played card's entry with them.
+PLAY_ACTIONS = {c: {"type": PLAY, "card": c} for table in TABLES.values() for c in table.deck}
+_PLAYS_IN_ORDER = {table.deck: [PLAY_ACTIONS[c] for c in table.in_order] for table in TABLES.values()}
 
 
 class KozelState:
@@ -46,13 +58,17 @@ class KozelState:
         self.seed = check_seed(seed)
         self.num_seats = rules.players
         self._table = TABLES[rules.deck]
+        self._kind = self._table.kind
         self._scores = [0] * self.num_seats
         self._deals: list[dict[str, Any]] = []
-        # (full event, per-seat views or None when public, or FLAT when public and holding only scalars)
-        self._log: list[tuple[dict, Any]] = []
+        # (the event or what it is made from, how it is made and seen: see FLAT, PLAYED... above)
+        self._log: list[tuple[Any, Any]] = []
         self._deal_no = -1
         self._multiplier = 1  # the current hand's penalties count this many times (x2 per 60:60 hand before)
         self._over = False
+        # Per seat, the prepared observation template of views.template (None: not made yet); made again
+        # whenever what it holds changes (the sides, the discard, the scores).
+        self._templates: list[dict[str, Any] | None] = [None] * self.num_seats
 
     # ------------------------------------------------------------------ construction for tests
 
@@ -115,12 +131,15 @@ class KozelState:
         other._deals = list(self._deals)  # finished deal records are never changed
         other._log = list(self._log)  # logged events are never changed
         other._hands = [list(h) for h in self._hands]
+        other._plays = [list(p) for p in self._plays]
+        other._plays_of_kind = [{k: list(p) for k, p in of_kind.items()} for of_kind in self._plays_of_kind]
         other._trick = list(self._trick)
         other._tricks = list(self._tricks)
         other._side = list(self._side)
         other._sides = [side[:] for side in self._sides]
         other._side_points = list(self._side_points)
         other._side_tricks = list(self._side_tricks)
+        other._templates = list(self._templates)  # templates are only ever copied, never changed
         return other
 
     # ------------------------------------------------------------------ dealing
@@ -129,9 +148,9 @@ class KozelState:
         self._deal_no += 1
         deck = shuffled(self._table.deck, derive_seed(self.seed, self._deal_no))
         n, size = self.num_seats, self.rules.hand_size
-        hands: list[list[str]] = [[] for _ in range(n)]
-        for i in range(n * size):  # one card at a time, clockwise from the dealer's left
-            hands[(self._dealer + 1 + i) % n].append(deck[i])
+        # One card at a time, clockwise from the dealer's left: the seat k places after the dealer gets every
+        # n-th card from the (k-1)-th on.
+        hands = [deck[(seat - self._dealer - 1) % n:n * size:n] for seat in range(n)]
         widow = deck[n * size:] if n == 3 else None
         self._begin_hand(hands, widow)
 
@@ -139,7 +158,7 @@ class KozelState:
                     misere=False) -> None:
         n = self.num_seats
         table = self._table
-        self._hands = [table.sort(h) for h in hands]
+        self._pick_up(hands)
         self._trick: list[str] = []
         self._led: str | None = None
         self._tricks: list[tuple[int, tuple[str, ...], int, int]] = []  # leader, cards, winner, points
@@ -170,15 +189,21 @@ class KozelState:
     def _set_sides(self, won=None) -> None:
         """Sides of the hand: teams; the soloist (side 0) and the others (side 1); or every seat alone."""
         n = self.num_seats
-        if self._contract == TEAMS:
-            self._side = [s % 2 for s in range(n)]
-        elif self._contract == SOLO:
-            self._side = [0 if s == self._soloist else 1 for s in range(n)]
-        else:  # misère, or the widow decision still pending (nothing is won before it)
-            self._side = list(range(n))
-        count = 0 if self._contract == PENDING else max(self._side) + 1
-        # Every observation shows the sides, so they are listed once per hand (and again after the widow).
-        self._sides = [[s for s in range(n) if self._side[s] == side] for side in range(count)]
+        # Every observation shows the sides, so they are worked out once per kind of hand and shared: the
+        # lists in _SIDES are never changed (clone copies them; everything handed out is a copy).
+        key = (n, self._contract, self._soloist)
+        if key not in _SIDES:
+            if self._contract == TEAMS:
+                side = [s % 2 for s in range(n)]
+            elif self._contract == SOLO:
+                side = [0 if s == self._soloist else 1 for s in range(n)]
+            else:  # misère, or the widow decision still pending (nothing is won before it)
+                side = list(range(n))
+            count = 0 if self._contract == PENDING else max(side) + 1
+            _SIDES[key] = side, [[s for s in range(n) if side[s] == i] for i in range(count)]
+        self._side, self._sides = _SIDES[key]
+        count = len(self._sides)
+        self._templates = [None] * n
         self._side_points = [0] * count
         self._side_tricks = [0] * count
         for seat, pile in enumerate(won or ()):
@@ -189,6 +214,31 @@ class KozelState:
                 continue
             self._side_points[self._side[seat]] += sum(self._table.points[c] for c in pile)
             self._side_tricks[self._side[seat]] += len(pile) // n
+
+    def _pick_up(self, hands: list[list[str]]) -> None:
+        """Every seat sorts its cards (CardTable.order); beside each hand are kept its cards' play actions, all
+        of them and by the kind they follow, in step as cards leave: listing the legal cards and checking
+        suit-following then need no pass over the hand."""
+        self._hands: list[list[str]] = [[] for _ in hands]
+        self._plays: list[list[dict[str, Any]]] = [[] for _ in hands]
+        self._plays_of_kind: list[dict[str, list[dict[str, Any]]]] = [{} for _ in hands]
+        for seat, hand in enumerate(hands):
+            self._pick_up_hand(seat, hand)
+
+    def _pick_up_hand(self, seat: int, cards: list[str]) -> None:
+        """``seat`` sorts ``cards`` as its new hand (see _pick_up)."""
+        table = self._table
+        places = sorted(map(table.order.__getitem__, cards))
+        plays = [*map(_PLAYS_IN_ORDER[table.deck].__getitem__, places)]
+        # A kind's cards sit side by side in a sorted hand; the kinds in sorted order are trumps, then clubs,
+        # spades and hearts (PLAIN_SUITS): three binary searches find where each of the last three starts.
+        clubs, spades, hearts = table.suit_starts
+        c = bisect_left(places, clubs)
+        s = bisect_left(places, spades, c)
+        h = bisect_left(places, hearts, s)
+        self._hands[seat] = [*map(table.in_order.__getitem__, places)]
+        self._plays[seat] = plays
+        self._plays_of_kind[seat] = {TRUMP: plays[:c], "C": plays[c:s], "S": plays[s:h], "H": plays[h:]}
 
     def _widow_taker(self) -> int:
         """Most card points in hand; a tie goes to the first of the tied seats from the dealer's left."""
@@ -233,14 +283,13 @@ class KozelState:
         if seat != self._turn or self._over:
             return []
         if self._phase == PLAY:  # the common case first: asked before every card played
-            hand = self._hands[seat]
-            if self._trick:
-                kind, led = self._table.kind, self._led
-                hand = [c for c in hand if kind[c] == led] or hand
-            return [{"type": "play", "card": c} for c in hand]
+            led = self._led
+            if led is not None:  # following: the cards of the led kind if any, else any card
+                return [*map(dict.copy, self._plays_of_kind[seat][led] or self._plays[seat])]
+            return [*map(dict.copy, self._plays[seat])]
         if self._phase == WIDOW:
             return [{"type": "widow", "take": True}, {"type": "widow", "take": False}]
-        return [{"type": "discard", "cards": list(pair)} for pair in combinations(self._hands[seat], 2)]
+        return [{"type": "discard", "cards": [a, b]} for a, b in combinations(self._hands[seat], 2)]
 
     def observation(self, seat: int) -> dict[str, Any]:
         if seat.__class__ is not int or not 0 <= seat < self.num_seats:
@@ -253,6 +302,25 @@ class KozelState:
         return [side[:] for side in self._sides]
 
     def apply(self, seat: int, action: dict[str, Any]) -> None:
+        # The common case first, checked in as few steps as possible: the seat to move plays a card it holds
+        # and may play (``action`` equal to one of the prepared play actions). Anything else goes the long
+        # way, which checks everything in order and names the rule broken.
+        if seat == self._turn and self._phase == PLAY and seat.__class__ is int and action.__class__ is dict:
+            card = action.get("card")
+            if card.__class__ is str and action == PLAY_ACTIONS.get(card) and card in self._hands[seat]:
+                kind = self._kind[card]
+                led = self._led
+                if led is None:  # it leads the trick
+                    self._led = kind
+                    self._leader = seat
+                    self._play(seat, card, kind)
+                    return
+                if kind == led or not self._plays_of_kind[seat][led]:
+                    self._play(seat, card, kind)
+                    return
+        self._apply_checked(seat, action)
+
+    def _apply_checked(self, seat: int, action: dict[str, Any]) -> None:
         if self._over:
             raise IllegalAction("match-over", "the match is over")
         if seat.__class__ is not int or seat != self._turn:
@@ -301,7 +369,7 @@ class KozelState:
             self._soloist = seat
             self._leader = seat  # the lone player leads
             self._set_sides()
-            self._hands[seat] = self._table.sort(self._hands[seat] + widow)
+            self._pick_up_hand(seat, self._hands[seat] + widow)
             self._log_private({"type": "widow", "deal": self._deal_no, "seat": seat,
                                "cards": list(widow)}, seat, "cards")
             self._phase = DISCARD
@@ -322,6 +390,8 @@ class KozelState:
         for c in chosen:
             hand.remove(c)
         self._discard = self._table.sort(chosen)
+        self._pick_up_hand(seat, hand)
+        self._templates = [None] * self.num_seats  # the soloist's now shows the discard
         self._log_private({"type": "discard", "deal": self._deal_no, "seat": seat, "cards": list(self._discard)},
                           seat, "cards")
         self._phase = PLAY
@@ -331,20 +401,27 @@ class KozelState:
         table = self._table
         if card.__class__ is not str or card not in self._hands[seat]:
             card = self._card_in_hand(seat, card)
-        hand = self._hands[seat]
-        if self._trick:
-            led = self._led
-            if table.kind[card] != led:
-                for c in hand:
-                    if table.kind[c] == led:
-                        raise IllegalAction("must-follow-suit", self._follow_message(card, led))
+        kind = table.kind[card]
+        led = self._led
+        if led is not None:  # a trick is in progress
+            if kind != led and self._plays_of_kind[seat][led]:
+                raise IllegalAction("must-follow-suit", self._follow_message(card, led))
         else:
-            self._led = table.kind[card]
+            self._led = kind
             self._leader = seat
-        hand.remove(card)
-        self._trick.append(card)
-        self._log.append(({"type": "play", "seat": seat, "card": card}, FLAT))
-        if len(self._trick) < self.num_seats:
+        self._play(seat, card, kind)
+
+    def _play(self, seat: int, card: str, kind: str) -> None:
+        """``seat`` plays ``card`` (checked): it joins the trick, which ends with the last seat's card."""
+        hand = self._hands[seat]
+        at = hand.index(card)
+        del hand[at]
+        del self._plays[seat][at]  # the same position: the plays follow the hand's order
+        self._plays_of_kind[seat][kind].remove(PLAY_ACTIONS[card])
+        trick = self._trick
+        trick.append(card)
+        self._log.append(((seat, card), PLAYED))
+        if len(trick) < self.num_seats:
             self._turn = (seat + 1) % self.num_seats
         else:
             self._finish_trick()
@@ -362,13 +439,13 @@ class KozelState:
         cards = self._trick
         leader = self._leader
         winner = (leader + table.winner_index(cards)) % self.num_seats
-        points = sum(table.points[c] for c in cards)
+        points = sum(map(table.points.__getitem__, cards))
         side = self._side[winner]
         self._side_points[side] += points
         self._side_tricks[side] += 1
-        self._tricks.append((leader, tuple(cards), winner, points))
-        self._log.append(({"type": "trick", "leader": leader, "cards": list(cards), "winner": winner,
-                           "points": points}, None))
+        record = (leader, tuple(cards), winner, points)
+        self._tricks.append(record)
+        self._log.append((record, TRICK))
         self._trick = []
         self._led = None
         self._leader = winner
@@ -410,7 +487,8 @@ class KozelState:
         if multiplier > 2:  # x4, x8...: two or more 60:60 hands in a row (a plain doubling says only "doubled")
             record["multiplier"] = multiplier
         self._deals.append(record)
-        self._log.append(({"type": "deal_end", **_copy(record)}, None))
+        self._templates = [None] * n  # they show the multiplier
+        self._log.append((record, DEAL_END))
         if max(self._scores) >= self.rules.target:
             self._over = True
             self._turn = None
@@ -447,27 +525,38 @@ class KozelState:
     # ------------------------------------------------------------------ events
 
     def _log_deal(self) -> None:
-        n = self.num_seats
         full = {"type": "deal", "deal": self._deal_no, "dealer": self._dealer, "doubled": self._multiplier > 1,
                 "hands": [list(h) for h in self._hands], "soloist": self._soloist}
         if self._widow_holder is not None:
             full["widow_holder"] = self._widow_holder
         if self._widow is not None:
             full["widow"] = list(self._widow)
-        self._log.append((full, views.deal_views(full, self._hands, n)))
+        self._log.append((full, DEALT))
 
     def _log_private(self, full: dict, owner: int, key: str) -> None:
-        self._log.append((full, views.private_views(full, owner, key, self.num_seats)))
+        self._log.append((full, (owner, key)))
 
     def events(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
         if seat is not None:
             self._check_seat(seat)
         found = []
         for full, per_seat in self._log[start:]:
-            if per_seat is FLAT:
+            if per_seat == PLAYED:
+                found.append({"type": "play", "seat": full[0], "card": full[1]})
+            elif per_seat == TRICK:
+                found.append({"type": "trick", "leader": full[0], "cards": [*full[1]], "winner": full[2],
+                              "points": full[3]})
+            elif per_seat == DEAL_END:
+                found.append({"type": "deal_end", **_copy(full)})
+            elif per_seat is FLAT:
                 found.append(full.copy())
+            elif per_seat is None or seat is None:
+                found.append(_copy(full))
+            elif per_seat == DEALT:
+                found.append(views.deal_view(full, seat))
             else:
-                found.append(_copy(full if seat is None or per_seat is None else per_seat[seat]))
+                owner, key = per_seat
+                found.append(views.private_view(full, owner, key, seat))
         return found
 
     def _check_seat(self, seat: Any) -> None:
@@ -483,6 +572,8 @@ def _copy(value: Any) -> Any:
 
 
 _CONTAINERS = (dict, list)
+# (seats, contract, soloist) -> (side of each seat, the seats of each side); see KozelState._set_sides.
+_SIDES: dict[tuple[int, str, int | None], tuple[list[int], list[list[int]]]] = {}
 
 
 def new_match(rules: Rules, seed: int) -> KozelState:
