@@ -36,7 +36,6 @@ class CardTable:
     power: dict[str, int]  # any trump outranks any plain card; plain cards compare only within a suit
     points: dict[str, int]
     order: dict[str, int]  # the sorted order of card lists: trumps high to low, then clubs, spades, hearts
-    in_order: tuple[str, ...]  # the cards by that order: in_order[order[c]] == c
     # Each kind's cards take consecutive places in that order, [start, stop): in a sorted hand the cards
     # of one kind sit side by side, so finding them is a binary search.
     places: dict[str, tuple[int, int]]
@@ -95,7 +94,7 @@ def _build(deck: tuple[str, ...]) -> CardTable:
         start, _stop = places.get(kind[card], (place, place))
         places[kind[card]] = (start, place + 1)
     return CardTable(deck=deck, trumps=trumps, plain_ranks=plain_ranks, kind=kind, power=power, points=points,
-                     order=order, in_order=in_order, places=places,
+                     order=order, places=places,
                      suit_starts=tuple(places[suit][0] for suit in PLAIN_SUITS))
 
 

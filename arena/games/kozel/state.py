@@ -40,7 +40,6 @@ SUIT_WORDS = {"C": "clubs", "S": "spades", "H": "hearts", TRUMP: "trumps"}
 # The play action of every card, prepared once: legal actions are copies of these (a dict copy is cheaper
 # than a dict literal), and apply compares a played card's entry with them.
 PLAY_ACTIONS = {c: {"type": PLAY, "card": c} for table in TABLES.values() for c in table.deck}
-_PLAYS_IN_ORDER = {table.deck: [PLAY_ACTIONS[c] for c in table.in_order] for table in TABLES.values()}
 
 
 class KozelState:
@@ -58,7 +57,6 @@ class KozelState:
         self.seed = check_seed(seed)
         self.num_seats = rules.players
         self._table = TABLES[rules.deck]
-        self._kind = self._table.kind
         self._scores = [0] * self.num_seats
         self._deals: list[dict[str, Any]] = []
         # (the event or what it is made from, how it is made and seen: see FLAT, PLAYED... above)
@@ -228,16 +226,15 @@ class KozelState:
     def _pick_up_hand(self, seat: int, cards: list[str]) -> None:
         """``seat`` sorts ``cards`` as its new hand (see _pick_up)."""
         table = self._table
-        places = sorted(map(table.order.__getitem__, cards))
-        plays = [*map(_PLAYS_IN_ORDER[table.deck].__getitem__, places)]
+        place = table.order.__getitem__
+        hand = self._hands[seat] = sorted(cards, key=place)
+        plays = self._plays[seat] = [*map(PLAY_ACTIONS.__getitem__, hand)]
         # A kind's cards sit side by side in a sorted hand; the kinds in sorted order are trumps, then clubs,
         # spades and hearts (PLAIN_SUITS): three binary searches find where each of the last three starts.
         clubs, spades, hearts = table.suit_starts
-        c = bisect_left(places, clubs)
-        s = bisect_left(places, spades, c)
-        h = bisect_left(places, hearts, s)
-        self._hands[seat] = [*map(table.in_order.__getitem__, places)]
-        self._plays[seat] = plays
+        c = bisect_left(hand, clubs, key=place)
+        s = bisect_left(hand, spades, c, key=place)
+        h = bisect_left(hand, hearts, s, key=place)
         self._plays_of_kind[seat] = {TRUMP: plays[:c], "C": plays[c:s], "S": plays[s:h], "H": plays[h:]}
 
     def _widow_taker(self) -> int:
@@ -308,7 +305,7 @@ class KozelState:
         if seat == self._turn and self._phase == PLAY and seat.__class__ is int and action.__class__ is dict:
             card = action.get("card")
             if card.__class__ is str and action == PLAY_ACTIONS.get(card) and card in self._hands[seat]:
-                kind = self._kind[card]
+                kind = self._table.kind[card]
                 led = self._led
                 if led is None:  # it leads the trick
                     self._led = kind
