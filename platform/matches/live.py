@@ -1,7 +1,8 @@
 """The live relay: what a worker playing a match and the pages following it say to each other, kept in Redis.
 
 Redis is there in both configurations (the embedded broker of `make run` is a Redis server; production runs
-one), so live tables need nothing more installed. Per match, under ``kozyr:live:<id>.<base seed>:`` (``live_id``):
+one), so live tables need nothing more installed. Per match attempt, under
+``kozyr:live:<id>.<base seed>.<attempt>:`` (``live_id``):
 
 - ``actions``: every action the rules accepted, in order, each with the wall-clock time it was played
   (``{"t": …, "seat": …, "action": …}``). A live view recomputes its frames from the match's seed and these
@@ -14,7 +15,8 @@ one), so live tables need nothing more installed. Per match, under ``kozyr:live:
   or two tabs answer once).
 - ``seat:<n>:closed``: the referee's goodbye was sent; the page stops asking.
 
-Every key expires KEEP_SECONDS after its last write. The database row stays the truth: a live view of a
+Every key expires KEEP_SECONDS after its last write, and ENDED_KEEP_SECONDS after its attempt ends. The
+database row stays the truth: a live view of a
 match that is no longer running shows its replay, whatever is left here.
 """
 
