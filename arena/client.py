@@ -1,5 +1,5 @@
-"""``arena login``, ``arena upload``, ``arena bots``, ``arena challenge`` and ``arena sites``: the terminal's
-client of Kozyr sites.
+"""``arena login``, ``arena upload``, ``arena bots``, ``arena challenge``, ``arena sites`` and ``arena connect``:
+the terminal's client of Kozyr sites.
 
 It speaks HTTP to the site's API (``/api/v1/``) with the standard library only; arena never imports
 Django. The tokens, one per site, are kept in ``$XDG_CONFIG_HOME/kozyr/credentials.json`` (default
@@ -14,6 +14,7 @@ import getpass
 import io
 import json
 import os
+import shutil
 import socket
 import sys
 import time
@@ -243,6 +244,42 @@ def add_commands(sub) -> None:
         command.add_argument("--site", metavar="URL", help=f"a site you logged in to (default: the last one "
                                                             f"logged in to, or ${SITE_SETTING})")
 
+    connect = sub.add_parser(
+        "connect", help="play your bot's remote version from this machine: one connection to the site, "
+                        "a fresh bot process per match",
+        usage="arena connect --bot NAME [--token TOKEN] [--site URL] [--max-matches N] [--quiet] -- COMMAND ...",
+        description="Plays the matches the site assigns to the bot's remote version: each one with a fresh "
+                    "process of COMMAND (what `arena play` would start, e.g. `python3 my_bot.py`), which speaks "
+                    "the ordinary protocol on stdin and stdout; its stderr stays on this terminal. Reconnects "
+                    "when the connection drops; Ctrl-C stops. Exit status 2 when the site refuses the bot "
+                    "(bad token, no remote version). See docs/protocol.md, \"Remote bots\".")
+    connect.add_argument("--bot", required=True, metavar="NAME", help="the bot's name on the site")
+    connect.add_argument("--token", metavar="TOKEN",
+                         help=f"the bot's remote token (shown once when the remote version was made); "
+                              f"default ${REMOTE_TOKEN_SETTING}, which keeps it off the command line")
+    connect.add_argument("--site", metavar="URL",
+                         help=f"the site, e.g. https://kozyr.example.org; needs no `arena login` (default: "
+                              f"${SITE_SETTING}, or the last site logged in to)")
+    connect.add_argument("--max-matches", type=_max_matches, default=4, metavar="N",
+                         help="matches played at once, at most (default %(default)s; the site assigns no more)")
+    connect.add_argument("--quiet", action="store_true", help="print only errors, not a line per match")
+    connect.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                         help="the bot program and its arguments, after --")
+
+
+REMOTE_TOKEN_SETTING = "KOZYR_REMOTE_TOKEN"
+MAX_MATCHES_AT_ONCE = 64
+
+
+def _max_matches(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--max-matches must be a whole number, not {text!r}") from None
+    if not 1 <= value <= MAX_MATCHES_AT_ONCE:
+        raise argparse.ArgumentTypeError(f"--max-matches must be from 1 to {MAX_MATCHES_AT_ONCE}")
+    return value
+
 
 def cmd_login(args: argparse.Namespace) -> int:
     url = normalise_url(args.url)
@@ -392,8 +429,44 @@ def cmd_challenge(args: argparse.Namespace) -> int:
     return 0 if all(m["status"] == "finished" for m in matches) else 1
 
 
+def connect_site(wanted: str | None) -> str:
+    """The site ``arena connect`` plays on: an address as given (no `arena login` needed: a remote bot's
+    machine may hold no credentials), a logged-in site named by its host, or the logged-in default."""
+    wanted = wanted or os.environ.get(SITE_SETTING) or None
+    if wanted and "://" in wanted:
+        return normalise_url(wanted)
+    if wanted:
+        try:
+            return _match_site(wanted, known_sites()["sites"])
+        except ClientError:
+            return normalise_url(f"https://{wanted}")
+    try:
+        return load_credentials()["url"]
+    except ClientError as err:
+        raise ClientError(f"which site? give --site URL or set ${SITE_SETTING} ({err})") from None
+
+
+def cmd_connect(args: argparse.Namespace) -> int:
+    token = (args.token or os.environ.get(REMOTE_TOKEN_SETTING, "")).strip()
+    if not token:
+        raise ClientError(f"no token: set ${REMOTE_TOKEN_SETTING} (or give --token) to the token shown when the "
+                          f"bot's remote version was made")
+    command = args.bot_command[1:] if args.bot_command[:1] == ["--"] else args.bot_command
+    if not command:
+        raise ClientError("no bot to run: give its command after --, e.g. "
+                          "`arena connect --bot NAME -- python3 my_bot.py`")
+    if shutil.which(command[0]) is None:
+        raise ClientError(f"cannot run the bot: {command[0]!r} is not a program found here "
+                          f"(give a path such as ./my_bot, or an interpreter: python3 my_bot.py)")
+    site = connect_site(args.site)
+    from arena import remote  # websockets is loaded only for this command
+
+    return remote.main(site=site, bot=args.bot, token=token, command=command, max_matches=args.max_matches,
+                       quiet=args.quiet)
+
+
 COMMANDS = {"login": cmd_login, "upload": cmd_upload, "bots": cmd_bots, "challenge": cmd_challenge,
-            "sites": cmd_sites}
+            "sites": cmd_sites, "connect": cmd_connect}
 
 
 def run(args: argparse.Namespace) -> int:
