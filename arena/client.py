@@ -268,7 +268,7 @@ def add_commands(sub) -> None:
 
 
 REMOTE_TOKEN_SETTING = "KOZYR_REMOTE_TOKEN"
-MAX_MATCHES_AT_ONCE = 64
+MAX_MATCHES_AT_ONCE = 16  # the site's own bound per connection
 
 
 def _max_matches(text: str) -> int:

@@ -155,6 +155,7 @@ class RemoteClient:
         self._stopping = asyncio.Event()
         self._ws: ClientConnection | None = None
         self._chores: set[asyncio.Task] = set()
+        self._error: str | None = None  # the site's last error frame, not yet printed (a close may follow it)
         self.connections = 0  # how many times the websocket opened (tests read it)
 
     # ---- the connection
@@ -208,6 +209,7 @@ class RemoteClient:
             return False, f"cannot connect to {self.url}: {printable(str(err)) or type(err).__name__}"
         self.connections += 1
         self._ws = ws
+        self._error = None
         welcomed = False
         try:
             if self._stopping.is_set():
@@ -223,6 +225,10 @@ class RemoteClient:
                 if not isinstance(frame, dict):
                     continue
                 welcomed = welcomed or frame.get("type") == "welcome"
+                self._flush_error()
+                if frame.get("type") == "error":
+                    self._error = printable(str(frame.get("detail") or "")) or "no detail given"
+                    continue
                 await self._handle(ws, frame)
         except ConnectionClosed:
             pass
@@ -230,9 +236,17 @@ class RemoteClient:
             self._ws = None
             await self._drop_all()  # a reconnect starts the matches still in play again (resume)
         code, reason = ws.close_code, printable(ws.close_reason or "")
+        if self._error and (not reason or self._error.startswith(reason)):
+            reason, self._error = self._error, None  # the close repeats the error, cut short: say it once, whole
+        self._flush_error()
         if code in FATAL_CLOSES:
             raise Refused(f"{reason or FATAL_CLOSES[code]} (close code {code})")
         return welcomed, f"{reason or 'connection lost'} (close code {code})" if code else "connection lost"
+
+    def _flush_error(self) -> None:
+        if self._error is not None:
+            self.tell(f"the site says: {self._error}", always=True)
+            self._error = None
 
     async def _send(self, ws: ClientConnection, frame: dict[str, Any]) -> None:
         with contextlib.suppress(ConnectionClosed):
@@ -253,10 +267,9 @@ class RemoteClient:
         elif kind == "welcome":
             self._chore(self._welcome(ws, frame))
         elif kind == "rtt":
-            self.tell(f"round trip measured by the site: p95 {frame.get('p95_ms')} ms; "
-                      f"allowance per move {frame.get('allowance_ms')} ms")
-        elif kind == "error":
-            self.tell(f"the site says: {printable(str(frame.get('detail', '')))}", always=True)
+            p95 = frame.get("p95_ms")
+            self.tell("round trip measured by the site: " + (f"p95 {p95} ms" if p95 is not None else "none yet")
+                      + f"; allowance per move and start-up {frame.get('allowance_ms')} ms")
 
     async def _welcome(self, ws: ClientConnection, frame: dict[str, Any]) -> None:
         """Says who we are playing as, with the round trip of one websocket ping (measured beside the frames,

@@ -276,13 +276,17 @@ def test_it_answers_pings_at_once_and_prints_the_connection_and_the_round_trip(b
             await ws.send(json.dumps({"type": "ping", "id": number}))
             assert await receive(ws, "pong") == {"type": "pong", "id": number}
         await ws.send(json.dumps({"type": "rtt", "p95_ms": 3, "allowance_ms": 3}))
+        await ws.send(json.dumps({"type": "error", "detail": "a word from the site"}))
+        await ws.send(json.dumps({"type": "ping", "id": 9}))
+        assert await receive(ws, "pong") == {"type": "pong", "id": 9}
         await nothing_more(ws, 0.2)
         site.finish()
         await ws.wait_closed()
 
     run = play(script, bot)
     assert "connected to ws://127.0.0.1" in run.text and "tiny (bura) v3, pending, round trip" in run.text
-    assert "p95 3 ms" in run.text and "allowance per move 3 ms" in run.text
+    assert "p95 3 ms" in run.text and "allowance per move and start-up 3 ms" in run.text
+    assert "the site says: a word from the site" in run.text
 
 
 def test_it_plays_whole_matches_each_with_a_fresh_bot_process(bot):
@@ -441,6 +445,52 @@ def test_a_connection_closed_for_a_passing_reason_is_made_again(bot, code, reaso
     assert f"disconnected: {reason} (close code {code}); reconnecting" in run.text
 
 
+def test_a_fatal_close_without_a_reason_names_the_code(bot, capsys):
+    async def script(ws, site):
+        await ws.close(4004)
+        site.finish()
+
+    async def main():
+        async with FakeSite(script) as site:
+            said: list[str] = []
+            client = RemoteClient(site.url(), TOKEN, [sys.executable, str(bot)], say=said.append)
+            return await asyncio.wait_for(client.run(), WAIT), said
+
+    status, said = asyncio.run(main())
+    assert status == 2 and not any("reconnecting" in s for s in said)
+    assert capsys.readouterr().err == "arena: error: not found (close code 4004)\n"
+
+
+@pytest.mark.parametrize(("status", "fatal"), [(401, True), (404, True), (502, False)])
+def test_a_refusal_before_the_websocket_opens_is_fatal_only_when_it_names_the_bot(bot, capsys, status, fatal):
+    async def main():
+        attempts = []
+
+        def refuse(connection, request):
+            attempts.append(request.path)
+            return connection.respond(status, "no such token\n")
+
+        async with serve(lambda ws: None, "127.0.0.1", 0, process_request=refuse) as server:
+            port = server.sockets[0].getsockname()[1]
+            said: list[str] = []
+            client = RemoteClient(websocket_url(f"http://127.0.0.1:{port}", "tiny", 4), TOKEN,
+                                  [sys.executable, str(bot)], say=said.append, retry_first=0.01, retry_max=0.01)
+            task = asyncio.create_task(client.run())
+            while not task.done() and len(attempts) < 3:
+                await asyncio.sleep(0.01)
+            client.stop()
+            return await asyncio.wait_for(task, WAIT), attempts, said
+
+    code, attempts, said = asyncio.run(main())
+    if fatal:
+        assert (code, len(attempts)) == (2, 1)
+        assert capsys.readouterr().err == f"arena: error: the site refused the connection: no such token " \
+                                          f"(HTTP {status})\n"
+    else:
+        assert code == 0 and len(attempts) >= 3
+        assert f"the site answered HTTP {status}: no such token; reconnecting" in said[0]
+
+
 def test_a_connection_lost_without_a_close_is_made_again(bot):
     async def script(ws, site):
         if len(site.requests) == 1:
@@ -471,9 +521,14 @@ def test_an_unreachable_site_is_tried_again_and_again(bot):
     assert "cannot connect to ws://127.0.0.1:9" in said[0]
 
 
+REFUSAL = ("this token is not 'tiny''s: a remote token plays only its own bot; make one on the bot's page, or "
+           "revoke the old ones there and make a new one")
+
+
 def test_a_fatal_close_ends_the_real_command_with_status_2_and_the_reason(bot, tmp_path):
-    async def script(ws, site):
-        await ws.close(4003, "this token was revoked")
+    async def script(ws, site):  # as the site refuses: the reason whole in an error frame, then cut in the close
+        await ws.send(json.dumps({"type": "error", "detail": REFUSAL}))
+        await ws.close(4003, REFUSAL[:120])
         site.finish()
 
     async def main():
@@ -486,7 +541,8 @@ def test_a_fatal_close_ends_the_real_command_with_status_2_and_the_reason(bot, t
 
     site, status, out, err = asyncio.run(main())
     assert status == 2, (out, err)
-    assert err.strip().splitlines() == ["arena: error: this token was revoked (close code 4003)"]
+    assert err.strip().splitlines() == [f"arena: error: {REFUSAL} (close code 4003)"]
+    assert "revoke" not in out  # said once
     assert site.requests[0].headers["Authorization"] == f"Bearer {TOKEN}"  # from $KOZYR_REMOTE_TOKEN
 
 
