@@ -307,7 +307,7 @@ class RemoteClient:
         self.tell(f"{label} started: {frame.get('preset')}, seat {frame.get('seat')}, {frame.get('kind')}{resumed}")
 
     def _deliver(self, frame: dict[str, Any]) -> None:
-        match = self.matches.get(frame.get("match"))  # type: ignore[arg-type]
+        match = self._match_of(frame, self.matches.get)
         line = frame.get("line")
         if match is None or not isinstance(line, str):
             return  # a match we do not (or no longer) play
@@ -323,6 +323,12 @@ class RemoteClient:
             return
         with contextlib.suppress(OSError, RuntimeError):
             stdin.write(line.encode("utf-8", "replace") + b"\n")  # not drained: the receive loop never waits
+
+    @staticmethod
+    def _match_of(frame: dict[str, Any], find: Callable[..., _Match | None]) -> _Match | None:
+        """The match a frame names, through ``find`` (get or pop); None for one we do not play."""
+        live = frame.get("match")
+        return find(live, None) if isinstance(live, str) else None
 
     async def _pump(self, ws: ClientConnection, match: _Match) -> None:
         """The bot's stdout to the site, line by line; its end before the match's is reported."""
@@ -354,7 +360,7 @@ class RemoteClient:
         await match.process.wait()
 
     def _over(self, frame: dict[str, Any]) -> None:
-        match = self.matches.pop(frame.get("match"), None)  # type: ignore[arg-type]
+        match = self._match_of(frame, self.matches.pop)
         if match is None:
             return
         match.ended = True
@@ -362,7 +368,7 @@ class RemoteClient:
         self._chore(self._let_go(match))
 
     def _abandon(self, frame: dict[str, Any]) -> None:
-        match = self.matches.pop(frame.get("match"), None)  # type: ignore[arg-type]
+        match = self._match_of(frame, self.matches.pop)
         if match is None:
             return
         self._end(match)

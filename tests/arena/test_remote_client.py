@@ -223,14 +223,15 @@ class Run:
         return "\n".join(self.said)
 
 
-def play(script, bot: Path, *, mode: str = "play", max_matches: int = 4) -> Run:
+def play(script, bot: Path, *, mode: str = "play", max_matches: int = 4, quiet: bool = False) -> Run:
     """Serve ``script`` and run the client until the script finishes, then stop it as Ctrl-C would."""
 
     async def main() -> Run:
         async with FakeSite(script) as site:
             said: list[str] = []
             client = RemoteClient(site.url(max_matches), TOKEN, [sys.executable, str(bot), mode],
-                                  say=said.append, retry_first=0.05, retry_max=0.2, cwd=str(bot.parent))
+                                  say=said.append, retry_first=0.05, retry_max=0.2, cwd=str(bot.parent),
+                                  quiet=quiet)
             task = asyncio.create_task(client.run())
             await asyncio.wait({site.finished, task}, timeout=15, return_when=asyncio.FIRST_COMPLETED)
             if site.finished.done():
@@ -328,6 +329,31 @@ def test_two_matches_are_played_at_once_by_two_processes(bot):
 
     run = play(script, bot)
     assert len(run.site.finished.result()) == 2
+
+
+def test_quiet_prints_only_what_went_wrong(bot):
+    async def script(ws, site):
+        await welcome(ws)
+        await ws.send(json.dumps({"type": "rtt", "p95_ms": 3, "allowance_ms": 3}))
+        await start(ws, "a", match_id=1)
+        await ws.send(json.dumps({"type": "over", "match": ["not", "a", "name"]}))  # ignored, not a crash
+        await line(ws, "a", hello())
+        await ready_of(ws, "a")
+        await line(ws, "a", protocol.goodbye("match over"))
+        await ws.send(json.dumps({"type": "over", "match": "a"}))
+        await start(ws, "b", match_id=2)
+        await line(ws, "b", hello())
+        await ready_of(ws, "b")
+        await ws.send(json.dumps({"type": "error", "detail": "a word from the site"}))
+        await line(ws, "b", request(1))
+        await receive(ws, "line")
+        await ws.send(json.dumps({"type": "abandon", "match": "b", "reason": "the worker died"}))
+        await nothing_more(ws, 0.1)
+        site.finish()
+        await ws.wait_closed()
+
+    run = play(script, bot, quiet=True)
+    assert [text.split(" ", 1)[1] for text in run.said] == ["the site says: a word from the site"]
 
 
 def test_a_resumed_match_drops_the_answers_the_site_already_has(bot):
