@@ -154,6 +154,7 @@ class RemoteClient:
         self.matches: dict[str, _Match] = {}
         self._stopping = asyncio.Event()
         self._ws: ClientConnection | None = None
+        self._session_task: asyncio.Task | None = None
         self._chores: set[asyncio.Task] = set()
         self._error: str | None = None  # the site's last error frame, not yet printed (a close may follow it)
         self.connections = 0  # how many times the websocket opened (tests read it)
@@ -165,21 +166,31 @@ class RemoteClient:
         self._stopping.set()
         if self._ws is not None:
             self._chore(self._ws.close(1000, "arena connect stopped"))
+        elif self._session_task is not None:
+            self._session_task.cancel()  # still connecting: nothing to close
 
     async def run(self) -> int:
         delay = self.retry_first
         try:
             while not self._stopping.is_set():
+                self._session_task = asyncio.create_task(self._session())
                 try:
-                    welcomed, why = await self._session()
+                    welcomed, why, said_by_site = await self._session_task
                 except Refused as err:
                     print(f"arena: error: {err}", file=sys.stderr, flush=True)
                     return FATAL_STATUS
+                except asyncio.CancelledError:
+                    if not self._stopping.is_set():
+                        raise
+                    break
+                finally:
+                    self._session_task = None
                 if self._stopping.is_set():
                     break
                 if welcomed:
                     delay = self.retry_first
-                self.tell(f"disconnected: {why}; reconnecting in {delay:g} s")
+                # the site's own reasons (too many connections, a flood) are shown even with --quiet
+                self.tell(f"disconnected: {why}; reconnecting in {delay:g} s", always=said_by_site)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stopping.wait(), delay)
                 delay = min(delay * 2, self.retry_max)
@@ -193,20 +204,22 @@ class RemoteClient:
         self.tell("stopped")
         return 0
 
-    async def _session(self) -> tuple[bool, str]:
-        """One connection, until it closes: (whether the site welcomed us, why it ended)."""
+    async def _session(self) -> tuple[bool, str, bool]:
+        """One connection, until it closes: (whether the site welcomed us, why it ended, whether the site said
+        why: a close code of its own, 4000 or more)."""
         try:
             ws = await connect(self.url, additional_headers={"Authorization": f"Bearer {self.token}"},
-                               user_agent_header="arena-connect", max_size=MAX_FRAME_BYTES, open_timeout=15)
+                               user_agent_header="arena-connect", max_size=MAX_FRAME_BYTES, open_timeout=15,
+                               close_timeout=2)
         except InvalidStatus as err:
             status = err.response.status_code
             body = printable(err.response.body.decode("utf-8", "replace").strip()[:300])
             if status in FATAL_STATUSES:
                 raise Refused(f"the site refused the connection: {body or 'no reason given'} (HTTP {status})") \
                     from None
-            return False, f"the site answered HTTP {status}" + (f": {body}" if body else "")
+            return False, f"the site answered HTTP {status}" + (f": {body}" if body else ""), True
         except (OSError, InvalidHandshake, TimeoutError) as err:
-            return False, f"cannot connect to {self.url}: {printable(str(err)) or type(err).__name__}"
+            return False, f"cannot connect to {self.url}: {printable(str(err)) or type(err).__name__}", False
         self.connections += 1
         self._ws = ws
         self._error = None
@@ -241,7 +254,8 @@ class RemoteClient:
         self._flush_error()
         if code in FATAL_CLOSES:
             raise Refused(f"{reason or FATAL_CLOSES[code]} (close code {code})")
-        return welcomed, f"{reason or 'connection lost'} (close code {code})" if code else "connection lost"
+        why = f"{reason or 'connection lost'} (close code {code})" if code else "connection lost"
+        return welcomed, why, code is not None and code >= 4000
 
     def _flush_error(self) -> None:
         if self._error is not None:
