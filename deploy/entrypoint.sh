@@ -1,7 +1,7 @@
 #!/bin/sh
 # The platform image's entry point: one role per container (docker-compose.yml gives it as the command).
 #
-#   web       gunicorn on 0.0.0.0:8000 (processes: WEB_CONCURRENCY, read by gunicorn itself)
+#   web       gunicorn (uvicorn workers, ASGI) on 0.0.0.0:8000 (processes: WEB_CONCURRENCY, read by gunicorn itself)
 #   worker    a Celery worker on every queue, highest priority first (WORKER_CONCURRENCY, default 2)
 #   maintenance  a Celery worker for beat's jobs only (recovery on time however long the matches are)
 #   beat      Celery beat; run exactly one per site
@@ -60,7 +60,9 @@ case "$role" in
   web)
     # --preload: the master imports Django, so a bad setting ends gunicorn with its one line instead of
     # workers failing to boot in a loop.
-    exec gunicorn config.wsgi --chdir "$app/platform" --bind 0.0.0.0:8000 --preload \
+    # ASGI (uvicorn's worker): the same port serves the remote bots' websockets (api/remote_socket.py).
+    exec gunicorn config.asgi:application --worker-class config.web_worker.WebWorker \
+      --chdir "$app/platform" --bind 0.0.0.0:8000 --preload \
       --access-logfile - --error-logfile - "$@"
     ;;
   worker)

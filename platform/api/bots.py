@@ -220,6 +220,8 @@ class VersionDownloadView(ApiView, APIView):
         version = access_version(request.user, bot, number)
         if version.builtin:
             raise NotFound("a house bot's version is built in; it has no file")
+        if version.is_remote:
+            raise NotFound("a remote version runs on its owner's machine; it has no file")
         response = HttpResponse(blobs.get("bots", version.sha256), content_type="application/octet-stream")
         response["Content-Disposition"] = f'attachment; filename="{version.filename}"'
         return response

@@ -27,11 +27,13 @@ class LeaderboardRowSerializer(serializers.ModelSerializer):
     live = serializers.SerializerMethodField(help_text="live OpenSkill rating on the Elo scale")
     score_percent = serializers.FloatField(allow_null=True)
     rank = serializers.SerializerMethodField()
+    remote = serializers.BooleanField(source="version.is_remote", help_text="played from its owner's machine "
+                                      "(`arena connect`), not in the site's sandbox")
 
     class Meta:
         model = Rating
-        fields = ["rank", "bot", "owner", "version", "rating", "interval", "provisional", "live", "games", "wins",
-                  "draws", "losses", "score_percent", "last_played", "los_next"]
+        fields = ["rank", "bot", "owner", "version", "remote", "rating", "interval", "provisional", "live", "games",
+                  "wins", "draws", "losses", "score_percent", "last_played", "los_next"]
 
     def get_interval(self, row: Rating) -> float | None:
         return None if row.half_width is None else round(row.half_width, 1)

@@ -13,6 +13,9 @@ from arena.builds import LANGUAGES
 from arena.games import GAME_MODULES, all_presets
 
 PERSON_RUNTIME = "person"  # the runtime of a person's seat: played from the live table's page
+# The runtime of a remote version: a program on its owner's machine, played over `arena connect`'s
+# connection to the site (bots.remote, docs/protocol.md "Remote bots"); it has no file.
+REMOTE_RUNTIME = "remote"
 GAME_CHOICES = [(name, name) for name in GAME_MODULES]
 # Latin letters only: a name is typed in URLs and on command lines, and one script keeps look-alike names
 # (a Cyrillic "а" in "greedy") from passing for someone else's bot.
@@ -153,6 +156,10 @@ class BotVersion(models.Model):
         return match.pk if match is not None else None
 
     @property
+    def is_remote(self) -> bool:
+        return self.runtime == REMOTE_RUNTIME
+
+    @property
     def label(self) -> str:
         """How the version is named in replays and tables (the local runner's BOT label); a person by name."""
         if self.runtime == PERSON_RUNTIME:
@@ -166,3 +173,45 @@ class BotVersion(models.Model):
 
 def storage_name(sha256: str) -> str:
     return f"bots/{sha256[:2]}/{sha256}"
+
+
+class RemoteToken(models.Model):
+    """The key of a bot's remote versions: it lets `arena connect` play this bot's remote version and nothing
+    else (no API call, no other bot). Only its SHA-256 digest is stored; the token is shown once."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="remote_tokens")
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=16, help_text="the token's first characters, to tell tokens apart")
+    created = models.DateTimeField(auto_now_add=True)
+    revoked = models.DateTimeField(null=True, blank=True)
+    last_used = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} {self.prefix}…"
+
+
+class RemoteConnection(models.Model):
+    """One `arena connect` connection, as long as it is open: the row says the version may be matched (while
+    ``seen`` is recent: a web process that died leaves a row that goes stale by itself) and what its round
+    trips measure, which sets the allowance of its seats' clocks (bots.remote)."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="remote_connections")
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="remote_connections")
+    token = models.ForeignKey(RemoteToken, on_delete=models.CASCADE, related_name="connections")
+    address = models.CharField(max_length=64, blank=True)
+    opened = models.DateTimeField(auto_now_add=True)
+    seen = models.DateTimeField()
+    closed = models.DateTimeField(null=True, blank=True)
+    max_matches = models.PositiveSmallIntegerField(default=4)
+    rtt_p95_ms = models.PositiveIntegerField(null=True, blank=True)
+    rtt_samples = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["version", "closed", "seen"]), models.Index(fields=["bot", "closed"])]
+        ordering = ["-opened"]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} connection {self.pk}"

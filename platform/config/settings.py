@@ -100,6 +100,15 @@ try:
     CASUAL_MAX_ACTIVE = env.int("KOZYR_CASUAL_MAX_ACTIVE", 20, 1, 100_000)
     LIVE_VIEWERS_PER_MATCH = env.int("KOZYR_LIVE_VIEWERS_PER_MATCH", 200, 1, 100_000)
     LIVE_VIEWERS_PER_ADDRESS = env.int("KOZYR_LIVE_VIEWERS_PER_ADDRESS", 8, 1, 10_000)
+    # Remote bots (bots/remote.py, docs/protocol.md "Remote bots"): a lost connection's seat waits this long for it
+    # to come back before it forfeits; a remote seat's clock gets its connection's p95 round trip, capped here.
+    REMOTE_GRACE_SECONDS = env.int("KOZYR_REMOTE_GRACE_SECONDS", 60, 5, 3600)
+    REMOTE_ALLOWANCE_CAP_MS = env.int("KOZYR_REMOTE_ALLOWANCE_CAP_MS", 500, 0, 10_000)
+    REMOTE_CONNECTIONS_PER_BOT = env.int("KOZYR_REMOTE_CONNECTIONS_PER_BOT", 2, 1, 100)
+    REMOTE_CONNECTIONS_PER_USER = env.int("KOZYR_REMOTE_CONNECTIONS_PER_USER", 8, 1, 10_000)
+    REMOTE_FRAMES_PER_SECOND = env.int("KOZYR_REMOTE_FRAMES_PER_SECOND", 500, 10, 100_000)
+    # Presets whose ladder takes no remote version (an organiser's choice; a tournament has its own field).
+    REMOTE_EXCLUDED_PRESETS = env.list("KOZYR_REMOTE_EXCLUDED_PRESETS", [])
     # /metrics (web/metrics.py): with a token, only for `Authorization: Bearer <token>`; without one, open
     # locally and absent (404) in production.
     METRICS_TOKEN = env.str("KOZYR_METRICS_TOKEN", "").strip()

@@ -7,6 +7,7 @@ from api import bots as bots_api
 from api import games as games_api
 from api import matches as matches_api
 from api import ratings as ratings_api
+from api import remote as remote_api
 from api import tournaments as tournaments_api
 
 api_v1 = [
@@ -20,6 +21,9 @@ api_v1 = [
     path("bots/", bots_api.BotListView.as_view(), name="api-bots"),
     path("bots/<str:name>/", bots_api.BotDetailView.as_view(), name="api-bot"),
     path("bots/<str:name>/versions/", bots_api.VersionListView.as_view(), name="api-versions"),
+    path("bots/<str:name>/remote/", remote_api.RemoteView.as_view(), name="api-remote"),
+    path("bots/<str:name>/remote/tokens/", remote_api.RemoteTokenView.as_view(), name="api-remote-tokens"),
+    path("bots/<str:name>/remote/revoke/", remote_api.RemoteRevokeView.as_view(), name="api-remote-revoke"),
     path("bots/<str:name>/versions/<int:number>/", bots_api.VersionDetailView.as_view(), name="api-version"),
     path("bots/<str:name>/versions/<int:number>/retire/", bots_api.VersionRetireView.as_view(),
          name="api-version-retire"),

@@ -24,6 +24,7 @@ from django.utils import timezone
 from arena.games import all_presets
 from arena.games.seating import layout
 from bots.models import Bot, BotVersion
+from bots.remote import connected_version_ids
 from matches.actions import create_duplicate_set
 from matches.models import Match, Seat
 from ratings.actions import live_elo
@@ -38,7 +39,13 @@ def eligible_bots(preset: str) -> list[Bot]:
     bots = (Bot.objects.filter(game=game, kind=Bot.Kind.BOT, active=True, suspended_reason="", owner__is_active=True,
                                current_version__status=BotVersion.Status.READY, current_version__retired=False)
             .select_related("current_version"))
-    return [b for b in bots if not b.presets or preset in b.presets]
+    playing = [b for b in bots if not b.presets or preset in b.presets]
+    remote = [b.current_version_id for b in playing if b.current_version.is_remote]
+    if not remote:
+        return playing
+    # A remote version plays only while it is connected, and never where the organiser keeps them out.
+    connected = set() if preset in settings.REMOTE_EXCLUDED_PRESETS else connected_version_ids(remote)
+    return [b for b in playing if not b.current_version.is_remote or b.current_version_id in connected]
 
 
 def ranked_counts(version_ids: list[int], preset: str, since=None) -> dict[int, int]:

@@ -26,8 +26,9 @@ from arena.botspec import BotSpec, build_plan, stage_bot
 from arena.referee import TimeControl
 from arena.runner import MatchJob, run_job
 from bots import blobs
-from bots.models import PERSON_RUNTIME, BotVersion
-from matches import live
+from bots import remote as remote_bots
+from bots.models import PERSON_RUNTIME, REMOTE_RUNTIME, BotVersion
+from matches import live, remote
 from matches.casual import person_clock
 from matches.models import Match, Seat
 from matches.time_controls import match_ceiling_seconds
@@ -115,11 +116,24 @@ def evict_cache(keep: Path) -> None:
 
 
 def seat_spec(match: Match, seat: Seat) -> BotSpec:
-    """What plays a seat: a person over the live relay with a person's clock, else the staged bot."""
+    """What plays a seat: a person over the live relay with a person's clock; a remote bot over the relay
+    with the match's clock plus its connection's allowance (bots.remote.allowance_ms); else the staged bot."""
     if seat.version.runtime == PERSON_RUNTIME:
         return BotSpec(label=seat.version.label, channel=live.channel_address(live.live_id(match), seat.seat),
                        time_control=person_clock())
+    if seat.version.runtime == REMOTE_RUNTIME:
+        control = remote_clock(TimeControl(**match.time_control), remote_bots.allowance_ms(seat.version_id))
+        return BotSpec(label=seat.version.label, time_control=control,
+                       channel=remote.channel_address(live.live_id(match), seat.seat, control.move_ms,
+                                                      seat.version_id))
     return staged_version(seat.version)
+
+
+def remote_clock(control: TimeControl, allowance_ms: int) -> TimeControl:
+    """A remote seat's clock: the network's round trip is inside the referee's clock, so its start-up and
+    every move get the connection's allowance on top (docs/protocol.md, "Remote bots")."""
+    return TimeControl(startup_ms=control.startup_ms + allowance_ms, move_ms=control.move_ms + allowance_ms,
+                       bank_ms=control.bank_ms)
 
 
 def job_for(match: Match) -> MatchJob:
@@ -128,7 +142,9 @@ def job_for(match: Match) -> MatchJob:
     # Bot-only matches have no wall limit beyond the worker's; a person's match is held to the person's clock
     # too, so the ceiling covers every decision at a person's full move time (up to the worker's limit).
     specs = tuple(seat_spec(match, s) for s in seats)
-    widest = control if not any(spec.channel for spec in specs) else person_clock()
+    clocks = [spec.time_control or control for spec in specs]
+    widest = TimeControl(startup_ms=max(c.startup_ms for c in clocks), move_ms=max(c.move_ms for c in clocks),
+                         bank_ms=max(c.bank_ms for c in clocks))
     return MatchJob(index=0, game_number=0, rotation=match.rotation, seed=match.seed, preset=match.preset,
                     overrides=tuple(sorted(match.overrides.items())),
                     seat_bots=specs,
@@ -159,24 +175,36 @@ class LiveWatcher:
 LIVE_NAME: ContextVar[str | None] = ContextVar("live_name", default=None)
 
 
-def play(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
+def play(job: MatchJob, kind: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
     """The match played in the sandbox; touches no database (the job holds all the match needs). Its actions
-    are relayed to its live views (LIVE_NAME), and its person seats are played over the relay."""
+    are relayed to its live views (LIVE_NAME), and its person and remote seats are played over the relay:
+    a remote seat is assigned to its version's connections for the match's length (matches.remote)."""
     match_id = LIVE_NAME.get()
     started = time.monotonic()
+    remotes = remote_seats(job)
     if match_id is not None and live.enabled():
         try:
             live.start_match(match_id, range(len(job.seat_bots)))
-        except Exception as err:  # a relay that is away: bots still play; a person's seat fails by itself
+            for seat, version_id in remotes:
+                remote.assign(version_id, match_id, seat, {"preset": job.preset, "kind": kind})
+        except Exception as err:  # a relay that is away: bots still play; a channel's seat fails by itself
             log.warning("match %s: the live relay could not be reset: %s", match_id, err)
     try:
-        result, replay = run_job(job, connect=live.connect, on_action=LiveWatcher(match_id) if match_id else None)
+        result, replay = run_job(job, connect=remote.connect, on_action=LiveWatcher(match_id) if match_id else None)
     finally:
         if match_id is not None and live.enabled():
             with contextlib.suppress(Exception):  # the keys expire in six hours anyway
                 live.end_match(match_id, range(len(job.seat_bots)))
+                for seat, version_id in remotes:
+                    remote.unassign(version_id, match_id, seat)
     result["wall_seconds"] = round(time.monotonic() - started, 3)
     return result, replay
+
+
+def remote_seats(job: MatchJob) -> list[tuple[int, int]]:
+    """(seat, version id) of the job's remote seats, read from their channel addresses."""
+    return [(seat, remote.address_version(spec.channel)) for seat, spec in enumerate(job.seat_bots)
+            if spec.channel and remote.is_remote_address(spec.channel)]
 
 
 def store_replay(replay: dict[str, Any]) -> tuple[str, int]:

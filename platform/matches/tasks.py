@@ -115,7 +115,7 @@ def play_match(match_id: int) -> str:
         job = with_database_retries(lambda: job_for(match))
         name = LIVE_NAME.set(live_id(match))
         try:
-            result, replay = play(job)
+            result, replay = play(job, kind=match.kind)
         finally:
             LIVE_NAME.reset(name)
     except (BlobMissing, BlobCorrupt) as err:

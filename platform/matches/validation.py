@@ -49,6 +49,23 @@ def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
     return version
 
 
+def do_validate_remote(version: BotVersion) -> bool:
+    """A pending remote version has connected: queue its validation match (once; True when queued now). Until
+    its first connection nothing is queued, since the match could only time out."""
+    with transaction.atomic():
+        lock_account(version.bot.owner_id)  # first in the lock order; makes two connections queue one match
+        if (not BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).exists()
+                or Match.objects.filter(validates_id=version.pk).exists()):
+            return False
+        preset, overrides = VALIDATION_MATCHES[version.bot.game]
+        opponent = house_version(version.bot.game, VALIDATION_OPPONENT)
+        create_match(kind=Match.Kind.VALIDATION, preset=preset, overrides=overrides, requested_by=version.bot.owner,
+                     seat_versions=_validation_seats(preset, overrides, version, opponent), validates=version,
+                     held=True)
+        release_validations(version.bot.owner_id)
+    return True
+
+
 def validation_links() -> Prefetch:
     """For a queryset of versions: each one's validation match (its id and status), in one query for them all,
     so ``version.validation_match_id`` reads the prefetched row."""

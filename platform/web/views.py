@@ -23,6 +23,7 @@ from accounts.limits import RateLimited
 from accounts.models import ApiToken
 from arena.games import GAME_MODULES, all_presets
 from arena.games.options import describe
+from bots import remote as remote_bots
 from bots.access import access_bot, can_see_private
 from bots.actions import do_create_bot, do_update_bot
 from bots.models import Bot, BotVersion
@@ -177,8 +178,10 @@ def bot_detail(request, name: str):
     if bot.is_person:
         return person_page(request, bot)
     owner_view = can_see_private(request.user, bot) and request.user.pk == bot.owner_id
-    form = UploadForm(request.POST or None, request.FILES or None)
+    making_remote = request.method == "POST" and "make_remote" in request.POST
+    form = UploadForm(None if making_remote else request.POST or None, request.FILES or None)
     refused = None
+    remote_made = None
     challenge = None
     if request.method == "POST" and "challenge" in request.POST:
         done, challenge, refused = challenge_views.handle(request, bot)
@@ -191,7 +194,13 @@ def bot_detail(request, name: str):
         if "deactivate" in request.POST or "activate" in request.POST:
             do_update_bot(bot, active="activate" in request.POST)
             return redirect("bot", name=bot.name)
-        if form.is_valid():
+        if "revoke_remote" in request.POST:
+            revoked = remote_bots.revoke_tokens(bot)
+            messages.success(request, f"{revoked} remote token(s) revoked; their connections close within seconds.")
+            return redirect("bot", name=bot.name)
+        if "make_remote" in request.POST:
+            remote_made, refused = _make_remote(request, bot)
+        if not making_remote and form.is_valid():
             try:  # the API's upload allowance: the same counter (refused uploads count there too)
                 limits.spend(limits.uploads(), request.user.pk)
             except RateLimited as err:
@@ -221,11 +230,27 @@ def bot_detail(request, name: str):
                "trophies": trophies, "live_versions": any(v.status == BotVersion.Status.PENDING for v in versions),
                "challenge": challenge or challenge_views.challenge_form(request, bot),
                "opponents": head_to_head_table(bot), "owner_view": can_see_private(request.user, bot),
-               "can_upload": owner_view, "form": form,
+               "can_upload": owner_view, "form": form, "remote_made": remote_made,
+               "remote_connections": remote_bots.open_connections(bot) if owner_view else [],
                "sit": sit_down_choices(game=bot.game, opponent=bot) if bot.on_ladder else None}
     if refused is not None:
         return _refused(request, "web/bot_detail.html", context, refused)
     return render(request, "web/bot_detail.html", context)
+
+
+def _make_remote(request, bot: Bot):
+    """A remote version and its token, shown on the page this once; or the reason it was refused."""
+    try:  # a remote version is a version: the uploads' allowance counts it, as the API's does
+        limits.spend(limits.uploads(), request.user.pk)
+    except RateLimited as err:
+        return None, err
+    try:
+        version, token = remote_bots.do_make_remote_version(bot)
+    except ActionError as err:
+        messages.error(request, str(err))
+        return None, None
+    return {"version": version, "token": token,
+            "command": remote_bots.connect_command(request.build_absolute_uri("/"), bot.name, token)}, None
 
 
 def head_to_head_table(bot: Bot, limit: int = 8) -> list[dict]:

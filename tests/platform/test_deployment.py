@@ -399,9 +399,11 @@ def test_a_maintenance_worker_takes_only_beats_jobs(tmp_path, fake_programs):
 
 
 def test_web_and_beat_start_like_make_run(tmp_path, fake_programs):
-    assert "gunicorn config.wsgi --preload" in programs()["web"]
+    web = programs()["web"]
+    assert "gunicorn config.asgi:application --worker-class config.web_worker.WebWorker --preload" in web
     head, args = started(entrypoint(tmp_path, fake_programs, "web"))
-    assert head.startswith("gunicorn ") and args[0] == "config.wsgi"
+    assert head.startswith("gunicorn ") and args[0] == "config.asgi:application"
+    assert args[args.index("--worker-class") + 1] == "config.web_worker.WebWorker"  # websockets share the port
     assert args[args.index("--chdir") + 1] == str(REPO / "platform")
     assert args[args.index("--bind") + 1] == "0.0.0.0:8000"
     assert "--preload" in args  # a bad setting stops gunicorn (test below) instead of a worker boot loop

@@ -1,0 +1,319 @@
+"""Remote bots on the real PostgreSQL and Redis: the site served by uvicorn (ASGI, as in production), the real
+`arena connect` started as its author would, the starter kit as the bot, and the worker's task playing the
+matches in a thread. docs/protocol.md "Remote bots"; docs/matches.md "Remote bots"."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+from django.test import Client
+from websockets.sync.client import connect as ws_connect
+
+from tests.platform.workers import wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REPO = Path(__file__).resolve().parents[2]
+STARTER = REPO / "examples" / "bura" / "python" / "main.py"
+SLOW_BOT = """
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
+    elif message["type"] == "request":
+        time.sleep(DELAY)
+        print(json.dumps({"type": "action", "id": message["id"], "action": message["legal_actions"][0]}), flush=True)
+        for _ in range(FLOOD):
+            print(json.dumps({"type": "action", "id": message["id"], "action": message["legal_actions"][0]}),
+                  flush=True)
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def site(house_bots, monkeypatch, settings):
+    """The site under uvicorn in a thread (the test database), and a worker thread that plays every match as it
+    is published, one at a time (two rotations of a deal never play side by side on one machine)."""
+    import uvicorn
+    from django.db import connection
+
+    from config.asgi import application
+    from matches import actions
+    from matches.tasks import play_match
+
+    settings.REMOTE_GRACE_SECONDS = 6
+    published: queue.Queue[int | None] = queue.Queue()
+
+    def work():
+        while (match_id := published.get()) is not None:
+            play_match(match_id)
+        connection.close()
+
+    monkeypatch.setattr(actions, "publish", lambda match_id, queue, retry=False: published.put(match_id))
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning",
+                                           ws_max_size=128 * 1024, lifespan="on"))
+    serving = threading.Thread(target=server.run, daemon=True)
+    serving.start()
+    wait_for(lambda: server.started, 30, "uvicorn to start")
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    serving.join(15)
+    # The site's database calls ran in asgiref's one sync thread: its connection must close before the test
+    # database is dropped.
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(10)
+    published.put(None)
+    worker.join(120)
+
+
+@pytest.fixture
+def remote_bot(alice, as_user):
+    """alice's bot with a remote version; (bot, token)."""
+    from bots.actions import do_create_bot
+
+    bot = do_create_bot(alice, game="bura", name="far-away", presets=["bura"])
+    answer = as_user(alice).post(f"/api/v1/bots/{bot.name}/remote/")
+    assert answer.status_code == 201, answer.content
+    body = answer.json()
+    assert body["version"]["runtime"] == "remote" and body["version"]["status"] == "pending"
+    assert body["token"] in body["connect"] and "arena connect" in body["connect"]
+    return bot, body["token"]
+
+
+class Connect:
+    """`arena connect` as its author starts it, in a process group of its own (killed whole, as a crash)."""
+
+    def __init__(self, site: str, bot: str, token: str, command: list[str], tmp_path: Path, *extra: str):
+        self.log_path = tmp_path / f"connect-{time.monotonic_ns()}.log"
+        self.log = open(self.log_path, "wb")  # noqa: SIM115
+        env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen([str(REPO / ".venv" / "bin" / "arena"), "connect", "--site", site, "--bot", bot,
+                                      "--token", token, *extra, "--", *command], stdout=self.log,
+                                     stderr=subprocess.STDOUT, cwd=tmp_path, env=env, start_new_session=True)
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def connects():
+    started: list[Connect] = []
+
+    def start(*args, **kwargs) -> Connect:
+        started.append(Connect(*args, **kwargs))
+        return started[-1]
+
+    yield start
+    for c in started:
+        c.stop()
+
+
+def slow_bot(tmp_path: Path, delay: float, flood: int = 0) -> list[str]:
+    path = tmp_path / f"slow_{delay}_{flood}.py"
+    path.write_text(SLOW_BOT.replace("DELAY", repr(delay)).replace("FLOOD", str(flood)))
+    return [sys.executable, str(path)]
+
+
+def version_status(bot) -> str:
+    from bots.remote import remote_version
+
+    return remote_version(bot).status if remote_version(bot) else "gone"
+
+
+def ladder_match(bot, opponent: str = "greedy-bura"):
+    """A ranked duplicate set of the remote bot against a house bot, as matchmaking makes one."""
+    from bots.models import Bot
+    from matches.actions import create_duplicate_set
+    from matches.models import Match
+
+    bot.refresh_from_db()
+    house = Bot.objects.get(name=opponent)
+    return create_duplicate_set(kind=Match.Kind.LADDER, preset="bura", ranked=True,
+                                versions=[bot.current_version, house.current_version])
+
+
+def finished(match_ids: list[int], timeout: float = 180):
+    from matches.models import Match
+
+    wait_for(lambda: all(m.status in ("finished", "failed", "aborted") for m in Match.objects.filter(pk__in=match_ids)),
+             timeout, f"matches {match_ids} to end")
+    return {m.pk: m for m in Match.objects.filter(pk__in=match_ids).prefetch_related("seats__version")}
+
+
+def remote_seat(match):
+    return next(s for s in match.seats.all() if s.version.runtime == "remote")
+
+
+def test_a_remote_bot_validates_plays_the_ladder_and_is_marked_remote(site, remote_bot, connects, tmp_path, as_user,
+                                                                       alice):
+    from bots import blobs
+    from ladder.matchmaking import eligible_bots
+    from matches.models import Match
+    from ratings.models import Rating
+
+    bot, token = remote_bot
+    assert bot.name not in [b.name for b in eligible_bots("bura")]  # pending, and not connected
+    connect = connects(site, bot.name, token, [sys.executable, str(STARTER)], tmp_path)
+    wait_for(lambda: version_status(bot) != "pending", 120, "the remote version's validation")
+    assert version_status(bot) == "ready", connect.output()
+    assert bot.name in [b.name for b in eligible_bots("bura")]  # ready and connected: matched
+
+    matches = ladder_match(bot)
+    ended = finished([m.pk for m in matches])
+    for match in ended.values():
+        assert match.status == "finished"
+        seat = remote_seat(match)
+        assert seat.verdict == "ok", (seat.code, seat.detail, connect.output())
+    replay_seats = [m.seats.get(version__runtime="remote") for m in ended.values()]
+    assert all(s.rank is not None for s in replay_seats)
+
+    # The clock included an allowance for the network, stated in the replay's seat clocks.
+    match = Match.objects.get(pk=matches[0].pk)
+    replay = orjson.loads(gzip.decompress(blobs.get("replays", match.replay_sha256)))
+    seat = remote_seat(match).seat
+    assert replay["seat_time"][seat]["move_ms"] > replay["time"]["move_ms"]
+
+    # Marked remote on the leaderboard (API and page), and on the bot's owner page its connection is listed.
+    wait_for(lambda: Rating.objects.filter(bot=bot, preset="bura").exists(), 30, "the remote bot's rating")
+    rows = as_user(alice).get("/api/v1/leaderboards/bura/").json()
+    rows = rows.get("results", rows) if isinstance(rows, dict) else rows
+    row = next(r for r in rows if r["bot"] == bot.name)
+    assert row["remote"] is True
+    assert all(r["remote"] is False for r in rows if r["bot"] != bot.name)
+    page = Client().get("/games/bura/").content.decode()
+    assert 'class="tag remote"' in page
+    state = as_user(alice).get(f"/api/v1/bots/{bot.name}/remote/").json()
+    assert len(state["connections"]) == 1 and state["connections"][0]["rtt_p95_ms"] is not None
+
+    assert "ended" in connect.output() or "result" in connect.output(), connect.output()
+    connect.stop()
+    wait_for(lambda: bot.name not in [b.name for b in eligible_bots("bura")], 30, "a closed connection to unlist it")
+
+
+def test_arena_connect_killed_mid_match_and_restarted_within_the_grace_resumes(site, remote_bot, connects, tmp_path):
+    from matches.models import Match
+
+    bot, token = remote_bot
+    command = slow_bot(tmp_path, 0.15)
+    first = connects(site, bot.name, token, command, tmp_path)
+    wait_for(lambda: version_status(bot) == "ready", 120, "validation")
+    match = ladder_match(bot)[0]
+    # Mid-match: the remote seat has answered a few requests.
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 4, 60,
+             "the match to be under way")
+    first.kill()
+    time.sleep(2)
+    connects(site, bot.name, token, command, tmp_path)
+    ended = finished([match.pk])[match.pk]
+    seat = remote_seat(ended)
+    assert ended.status == "finished" and seat.verdict == "ok", (seat.code, seat.detail)
+
+
+def test_past_the_grace_the_seat_forfeits_as_disconnected(site, remote_bot, connects, tmp_path):
+    from matches.models import Match
+
+    bot, token = remote_bot
+    first = connects(site, bot.name, token, slow_bot(tmp_path, 0.15), tmp_path)
+    wait_for(lambda: version_status(bot) == "ready", 120, "validation")
+    match = ladder_match(bot)[0]
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 3, 60,
+             "the match to be under way")
+    first.kill()
+    ended = finished([match.pk], timeout=90)[match.pk]
+    seat = remote_seat(ended)
+    assert (seat.verdict, seat.code) == ("timeout", "disconnected"), (seat.verdict, seat.code, seat.detail)
+    assert "grace" in seat.detail
+    assert ended.status == "finished"  # a forfeit like a bot's: the opponent wins, ratings move
+
+
+def test_a_flood_of_lines_is_cut_off_as_for_a_sandboxed_bot(site, remote_bot, connects, tmp_path):
+    bot, token = remote_bot
+    connects(site, bot.name, token, slow_bot(tmp_path, 0.0, flood=50), tmp_path)
+    wait_for(lambda: version_status(bot) != "pending", 120, "validation")
+    from bots.remote import remote_version
+    version = remote_version(bot) or bot.versions.order_by("-number").first()
+    version.refresh_from_db()
+    assert version.status == "rejected"
+    assert version.reason.startswith("protocol-error"), version.reason  # the extra line is judged as the next answer
+
+
+def test_tokens_reach_only_their_own_bot_and_connections_are_bounded(site, remote_bot, alice, bob, as_user, settings,
+                                                                    connects, tmp_path):
+    from bots.actions import do_create_bot
+
+    bot, token = remote_bot
+    other = do_create_bot(bob, game="bura", name="bobs-bot")
+    bobs_token = as_user(bob).post(f"/api/v1/bots/{other.name}/remote/").json()["token"]
+    # Another bot's token: refused with the reason, and arena connect stops (status 2) instead of retrying.
+    refused = connects(site, bot.name, bobs_token, [sys.executable, str(STARTER)], tmp_path)
+    assert refused.proc.wait(30) == 2
+    assert "not" in refused.output() and "far-away" in refused.output()
+    # A stranger cannot make a remote version of alice's bot, nor see its connections.
+    assert as_user(bob).post(f"/api/v1/bots/{bot.name}/remote/").status_code == 404
+    assert as_user(bob).get(f"/api/v1/bots/{bot.name}/remote/").status_code == 404
+    ws = site.replace("http://", "ws://") + "/api/remote/connect/?bot=" + bot.name
+    assert close_of(ws, "kzr_remote_forged") == (4001, "unauthorized")
+    settings.REMOTE_CONNECTIONS_PER_BOT = 1
+    with ws_connect(ws, additional_headers={"Authorization": f"Bearer {token}"}) as first:
+        assert orjson.loads(first.recv(10))["type"] == "welcome"
+        assert close_of(ws, token) == (4029, "already has 1 open connection")
+    # Revoked: the next connection is refused.
+    assert as_user(alice).post(f"/api/v1/bots/{bot.name}/remote/revoke/").json()["revoked"] == 1
+    assert close_of(ws, token) == (4001, "unauthorized")
+
+
+def close_of(url: str, token: str) -> tuple[int, str]:
+    """Connect, read until the site closes; its close code and the first words of the reason it gave."""
+    from websockets.exceptions import ConnectionClosed
+
+    with ws_connect(url, additional_headers={"Authorization": f"Bearer {token}"}) as socket_:
+        try:
+            while True:
+                socket_.recv(10)
+        except ConnectionClosed as closed:
+            reason = closed.rcvd.reason if closed.rcvd else ""
+            code = closed.rcvd.code if closed.rcvd else 1006
+    words = {4001: "unauthorized", 4029: "already has 1 open connection"}
+    return code, words.get(code, reason) if words.get(code, "") in reason else reason
+
+
+def answers_of(match_id: int) -> int:
+    from matches import live
+    from matches.models import Match
+
+    match = Match.objects.get(pk=match_id)
+    seat = remote_seat(match).seat
+    return int(live.client().get(live.key(live.live_id(match), "seat", seat, "answers")) or 0)
