@@ -262,7 +262,8 @@ def add_commands(sub) -> None:
                               f"${SITE_SETTING}, or the last site logged in to)")
     connect.add_argument("--max-matches", type=_max_matches, default=4, metavar="N",
                          help="matches played at once, at most (default %(default)s; the site assigns no more)")
-    connect.add_argument("--quiet", action="store_true", help="print only errors, not a line per match")
+    connect.add_argument("--quiet", action="store_true",
+                         help="print only errors and the site's reasons for closing, not a line per event")
     connect.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="-- COMMAND",
                          help="the bot program and its arguments, after --")
 
