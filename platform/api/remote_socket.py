@@ -40,7 +40,9 @@ log = logging.getLogger(__name__)
 
 PATH = "/api/remote/connect/"
 UNAUTHORIZED, FORBIDDEN, NOTHING, POLICY, TOO_MANY = 4001, 4003, 4004, 4008, 4029
-MAX_FRAME_CHARS = protocol.MAX_LINE_BYTES + 4096  # one line of the longest kind with its envelope
+# One line of the longest kind with its envelope, every byte of it escaped by JSON at its widest ("\u0001"):
+# a line within the protocol's limit is always delivered to be ruled on, never refused as a frame.
+MAX_FRAME_CHARS = 6 * protocol.MAX_LINE_BYTES + 4096
 PING_EVERY_S = 5.0
 FIRST_PINGS = 5
 RTT_WINDOW = 60  # the p95 is of the last this many round trips
@@ -199,7 +201,7 @@ class Session:
 
     async def watch_assignments(self) -> None:
         """Pick up the matches the version is assigned; mark those no longer assigned."""
-        name = remote.assigned_key(self.version.pk)
+        name = remote.assigned_key(remote.version_key(self.version))
         while True:
             assigned = {k.decode(): orjson.loads(v) for k, v in (await relay().hgetall(name)).items()}
             for key, served in list(self.served.items()):

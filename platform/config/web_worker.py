@@ -9,5 +9,5 @@ from uvicorn_worker import UvicornWorker
 
 
 class WebWorker(UvicornWorker):
-    CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "ws_max_size": 128 * 1024, "ws_ping_interval": 10.0,
+    CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "ws_max_size": 512 * 1024, "ws_ping_interval": 10.0,
                      "ws_ping_timeout": 20.0, "lifespan": "on", "server_header": False}

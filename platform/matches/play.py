@@ -125,7 +125,7 @@ def seat_spec(match: Match, seat: Seat) -> BotSpec:
         control = remote_clock(TimeControl(**match.time_control), remote_bots.allowance_ms(seat.version_id))
         return BotSpec(label=seat.version.label, time_control=control,
                        channel=remote.channel_address(live.live_id(match), seat.seat, control.move_ms,
-                                                      seat.version_id))
+                                                      remote.version_key(seat.version)))
     return staged_version(seat.version)
 
 
@@ -185,8 +185,8 @@ def play(job: MatchJob, kind: str = "") -> tuple[dict[str, Any], dict[str, Any]]
     if match_id is not None and live.enabled():
         try:
             live.start_match(match_id, range(len(job.seat_bots)))
-            for seat, version_id in remotes:
-                remote.assign(version_id, match_id, seat, {"preset": job.preset, "kind": kind})
+            for seat, version_key in remotes:
+                remote.assign(version_key, match_id, seat, {"preset": job.preset, "kind": kind})
         except Exception as err:  # a relay that is away: bots still play; a channel's seat fails by itself
             log.warning("match %s: the live relay could not be reset: %s", match_id, err)
     try:
@@ -195,14 +195,14 @@ def play(job: MatchJob, kind: str = "") -> tuple[dict[str, Any], dict[str, Any]]
         if match_id is not None and live.enabled():
             with contextlib.suppress(Exception):  # the keys expire in six hours anyway
                 live.end_match(match_id, range(len(job.seat_bots)))
-                for seat, version_id in remotes:
-                    remote.unassign(version_id, match_id, seat)
+                for seat, version_key in remotes:
+                    remote.unassign(version_key, match_id, seat)
     result["wall_seconds"] = round(time.monotonic() - started, 3)
     return result, replay
 
 
-def remote_seats(job: MatchJob) -> list[tuple[int, int]]:
-    """(seat, version id) of the job's remote seats, read from their channel addresses."""
+def remote_seats(job: MatchJob) -> list[tuple[int, str]]:
+    """(seat, version key) of the job's remote seats, read from their channel addresses."""
     return [(seat, remote.address_version(spec.channel)) for seat, spec in enumerate(job.seat_bots)
             if spec.channel and remote.is_remote_address(spec.channel)]
 

@@ -5,9 +5,11 @@ lists): the lines it sends go to ``seat:<n>:out``, the answers come from ``seat:
 holding the bot's `arena connect` connection moves lines between those lists and the connection
 (api/remote_socket.py). Neither side knows the other; what they share, per remote seat, is:
 
-- ``kozyr:remote:assigned:<version id>``: a hash of the match attempts the version is playing now
+- ``kozyr:remote:assigned:<version key>``: a hash of the match attempts the version is playing now
   (field ``<live id>/<seat>``); a connection of the version picks up what appears there, a dead worker's
-  attempt disappears when the next attempt of its match is assigned;
+  attempt disappears when the next attempt of its match is assigned. The version key is its id and the
+  microsecond it was made (``version_key``), so two databases on one Redis (a test run beside `make run`)
+  never hand each other's matches to a connection;
 - ``seat:<n>:claim``: the id of the connection serving the seat, set for CLAIM_SECONDS and renewed while it
   serves; its absence is what the worker calls "disconnected", and the grace period runs from then;
 - ``seat:<n>:wake``: a nudge pushed with every line sent, so the serving connection forwards it at once;
@@ -37,8 +39,12 @@ WAKE_CAP = 64  # nudges are hints: a few are enough, the lines themselves are in
 DISCONNECTED = "disconnected"  # the timeout code of a seat whose connection stayed away past the grace
 
 
-def assigned_key(version_id: int) -> str:
-    return f"kozyr:remote:assigned:{version_id}"
+def version_key(version) -> str:
+    return f"{version.pk}-{int(version.created.timestamp() * 1_000_000)}"
+
+
+def assigned_key(version_key: str) -> str:
+    return f"kozyr:remote:assigned:{version_key}"
 
 
 def seat_key(live_id: str, seat: int, part: str) -> str:
@@ -51,11 +57,11 @@ def field(live_id: str, seat: int) -> str:
 
 # ---------------------------------------------------------------------------------------------- the worker
 
-def assign(version_id: int, live_id: str, seat: int, info: dict[str, Any]) -> None:
+def assign(version_key: str, live_id: str, seat: int, info: dict[str, Any]) -> None:
     """The version plays this seat of this attempt: its connections may pick it up. Any earlier attempt of the
     same match is dropped from the hash (its worker died: the connection abandons it)."""
     c = live.client()
-    name = assigned_key(version_id)
+    name = assigned_key(version_key)
     match_pk = live_id.split(".", 1)[0]
     stale = [f for f in c.hkeys(name) if f.decode().split(".", 1)[0] == match_pk]
     pipe = c.pipeline()
@@ -68,10 +74,10 @@ def assign(version_id: int, live_id: str, seat: int, info: dict[str, Any]) -> No
     pipe.execute()
 
 
-def unassign(version_id: int, live_id: str, seat: int) -> None:
+def unassign(version_key: str, live_id: str, seat: int) -> None:
     c = live.client()
     pipe = c.pipeline()
-    pipe.hdel(assigned_key(version_id), field(live_id, seat))
+    pipe.hdel(assigned_key(version_key), field(live_id, seat))
     for part in ("claim", "wake", "answers"):
         pipe.expire(seat_key(live_id, seat, part), live.ENDED_KEEP_SECONDS)
     pipe.execute()
@@ -143,7 +149,7 @@ def failure_entry(verdict: str, code: str, detail: str) -> bytes:
 
 
 def connect(address: str) -> live.RelayChannel:
-    """The runner's ``connect`` for every channel seat: "remote/<live id>:<seat>:<move ms>:<version id>" is a
+    """The runner's ``connect`` for every channel seat: "remote/<live id>:<seat>:<move ms>:<version key>" is a
     remote bot's, "<live id>:<seat>" a person's."""
     if is_remote_address(address):
         live_id, seat, move_ms, _ = address.removeprefix(REMOTE_PREFIX).rsplit(":", 3)
@@ -154,13 +160,14 @@ def connect(address: str) -> live.RelayChannel:
 REMOTE_PREFIX = "remote/"
 
 
-def channel_address(live_id: str, seat: int, move_ms: int, version_id: int) -> str:
-    return f"{REMOTE_PREFIX}{live_id}:{seat}:{move_ms}:{version_id}"
+def channel_address(live_id: str, seat: int, move_ms: int, version_key: str) -> str:
+    return f"{REMOTE_PREFIX}{live_id}:{seat}:{move_ms}:{version_key}"
 
 
 def is_remote_address(address: str) -> bool:
     return address.startswith(REMOTE_PREFIX)
 
 
-def address_version(address: str) -> int:
-    return int(address.rsplit(":", 1)[1])
+def address_version(address: str) -> str:
+    """The version key (``version_key``) a remote seat's address names."""
+    return address.rsplit(":", 1)[1]

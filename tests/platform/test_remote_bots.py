@@ -71,7 +71,7 @@ def site(house_bots, monkeypatch, settings):
     worker.start()
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning",
-                                           ws_max_size=128 * 1024, lifespan="on"))
+                                           ws_max_size=512 * 1024, lifespan="on"))
     serving = threading.Thread(target=server.run, daemon=True)
     serving.start()
     wait_for(lambda: server.started, 30, "uvicorn to start")
@@ -218,7 +218,7 @@ def test_a_remote_bot_validates_plays_the_ladder_and_is_marked_remote(site, remo
     state = as_user(alice).get(f"/api/v1/bots/{bot.name}/remote/").json()
     assert len(state["connections"]) == 1 and state["connections"][0]["rtt_p95_ms"] is not None
 
-    assert "ended" in connect.output() or "result" in connect.output(), connect.output()
+    wait_for(lambda: "ended" in connect.output(), 15, "arena connect to show the match's end " + connect.output())
     connect.stop()
     wait_for(lambda: bot.name not in [b.name for b in eligible_bots("bura")], 30, "a closed connection to unlist it")
 

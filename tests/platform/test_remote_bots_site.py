@@ -1,0 +1,89 @@
+"""A remote bot on the embedded default, as `make run` starts it (SQLite, the embedded Redis, gunicorn with
+uvicorn's worker under supervisord): the real `arena connect` validates its version over the site's own port,
+plays the ladder, and a ladder match whose worker is SIGKILLed while the remote bot plays it is replayed on
+the restarted worker and counted once (docs/matches.md, "Remote bots")."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.platform.test_embedded_default import REPO, Site, embedded_env, free_port, shell, status
+from tests.platform.test_live_tables_site import kill_tree
+from tests.platform.test_remote_bots import slow_bot
+from tests.platform.workers import wait_for
+
+pytestmark = [pytest.mark.slow, pytest.mark.site]
+
+
+def query(env: dict[str, str], code: str) -> str:
+    return shell(env, "from matches.models import Match, Seat; from bots.models import BotVersion;" + code)
+
+
+def test_a_remote_bot_plays_the_embedded_site_and_a_killed_worker_replays_its_match(tmp_path):
+    var = Path(tempfile.mkdtemp(prefix="kz-remote-")) / "var"
+    port = free_port()
+    extra = {"KOZYR_LADDER_QUEUE_DEPTH": "1", "KOZYR_LEASE_SECONDS": "5", "KOZYR_REMOTE_GRACE_SECONDS": "30"}
+    env = {**embedded_env(var, port), **extra}
+    setup = subprocess.run([sys.executable, str(REPO / "manage.py"), "local_setup"], env=env, capture_output=True,
+                           text=True, timeout=180, cwd=REPO)
+    assert setup.returncode == 0, setup.stderr
+    # Only the bura house bots on the ladder beside the remote bot, so its matches come soon.
+    shell(env, "from bots.models import Bot; Bot.objects.exclude(game='bura').update(active=False)")
+    token = shell(env, "from accounts.models import User; from bots.actions import do_create_bot;"
+                       "from bots.remote import do_make_remote_version;"
+                       "u = User.objects.create_user('rita', password='a-long-password-1');"
+                       "b = do_create_bot(u, game='bura', name='rita-remote', presets=['bura']);"
+                       "print(do_make_remote_version(b)[1])")
+    site = Site(var, port, **extra)
+    connect = None
+    try:
+        wait_for(lambda: status(f"{site.url}/healthz") == 200, 90, "the web server " + site.output()[-2000:])
+        log = open(tmp_path / "connect.log", "wb")  # noqa: SIM115
+        connect = subprocess.Popen([str(REPO / ".venv" / "bin" / "arena"), "connect", "--site", site.url, "--bot",
+                                    "rita-remote", "--token", token, "--max-matches", "2", "--",
+                                    *slow_bot(tmp_path, 0.1)], stdout=log, stderr=subprocess.STDOUT,
+                                   env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}, start_new_session=True)
+
+        def version_status() -> str:
+            return query(env, "print(BotVersion.objects.get(bot__name='rita-remote').status)")
+
+        wait_for(lambda: version_status() != "pending", 180,
+                 "validation " + (tmp_path / "connect.log").read_text(errors="replace")[-2000:], every=2)
+        assert version_status() == "ready"
+
+        def running_remote_match() -> int:
+            found = query(env, "m = Match.objects.filter(kind='ladder', status='running', "
+                               "seats__version__bot__name='rita-remote').first(); print(m.pk if m else 0)")
+            return int(found)
+
+        match_id = wait_for(running_remote_match, 180, "a ladder match of the remote bot", every=1)
+        worker = site.pid("worker")
+        kill_tree(worker)
+        wait_for(lambda: query(env, f"m = Match.objects.get(pk={match_id}); print(m.status, m.attempts)")
+                 == "finished 2", 240, "the killed worker's match to be replayed and finished", every=2)
+        verdict = query(env, f"print(Seat.objects.get(match_id={match_id}, version__bot__name='rita-remote')"
+                             ".verdict)")
+        assert verdict == "ok"
+        # Counted once: the remote bot's games equal its finished ranked matches (duplicates would differ).
+        counts = shell(env, "from ratings.models import Rating; from matches.models import Match;"
+                            "r = Rating.objects.get(bot__name='rita-remote', preset='bura');"
+                            "n = Match.objects.filter(kind='ladder', status='finished', ranked=True, "
+                            "seats__version__bot__name='rita-remote').distinct().count(); print(r.games, n)")
+        games, rated = counts.split()
+        assert games == rated and int(games) >= 1
+        output = (tmp_path / "connect.log").read_text(errors="replace")
+        assert "abandon" in output.lower() or "given up" in output, output[-3000:]
+    finally:
+        if connect is not None and connect.poll() is None:
+            os.killpg(connect.pid, signal.SIGKILL)
+            connect.wait(10)
+        site.stop()
+        shutil.rmtree(var.parent, ignore_errors=True)
