@@ -29,8 +29,8 @@ class TournamentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Tournament
         fields = ["id", "name", "description", "host", "preset", "overrides", "format", "rounds", "deals",
-                  "time_control", "live_delay_seconds", "entry", "invite_code", "max_entries", "entry_deadline",
-                  "starts_at", "status",
+                  "time_control", "live_delay_seconds", "remote_bots", "entry", "invite_code", "max_entries",
+                  "entry_deadline", "starts_at", "status",
                   "note", "entries", "created", "started", "finished"]
         read_only_fields = fields
 
@@ -53,6 +53,8 @@ class TournamentCreateSerializer(serializers.Serializer):
     live_delay_seconds = serializers.IntegerField(
         min_value=0, max_value=3600, required=False, allow_null=True, default=None,
         help_text="how far behind the play its matches' live views run; null: the site's default")
+    remote_bots = serializers.BooleanField(required=False, default=True,
+                                           help_text="false: remote versions (arena connect) may not enter")
     entry = serializers.ChoiceField(choices=Tournament.Entry.choices, required=False, default="open")
     max_entries = serializers.IntegerField(min_value=2, max_value=1024, required=False, default=64)
     entry_deadline = serializers.DateTimeField(required=False, allow_null=True, default=None)

@@ -20,6 +20,7 @@ from arena.games.seating import layout
 from arena.referee import TimeControl
 from bots.models import Bot, BotVersion
 from bots.people import person_version
+from bots.remote import is_connected
 from config.errors import ActionError
 from matches.actions import create_match, new_base_seed
 from matches.models import Match, Seat
@@ -60,6 +61,9 @@ def ready_bot(bot: Bot | None, field: str, game: str) -> BotVersion:
     version = bot.current_version
     if version is None or version.status != BotVersion.Status.READY or not bot.active or bot.suspended_reason:
         raise CasualError(f"{bot.name} has no validated version to play, or is inactive or suspended", field)
+    if version.is_remote and not is_connected(version):
+        raise CasualError(f"{bot.name} is a remote bot and is not connected now: it plays only while its owner's "
+                          f"arena connect is running", field)
     return version
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.games.seating import layout
 from bots.models import Bot, BotVersion
+from bots.remote import is_connected
 from config.errors import ActionError
 from matches.actions import create_duplicate_set
 from matches.models import Match
@@ -28,6 +29,9 @@ def check_challenge(mine: Bot, other: Bot, preset: str | None) -> str:
             raise ChallengeError(f"{bot.name} has no validated version yet", field)
         if not bot.active or bot.suspended_reason:
             raise ChallengeError(f"{bot.name} is inactive or suspended", field)
+        if version.is_remote and not is_connected(version):
+            raise ChallengeError(f"{bot.name} is a remote bot and is not connected now: it plays only while its "
+                                 f"owner's arena connect is running", field)
     chosen = preset or mine.plays()[0]
     if chosen not in mine.plays():
         raise ChallengeError(f"{mine.name} does not play {chosen}; it plays {', '.join(mine.plays())}", "preset")

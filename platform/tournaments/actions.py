@@ -94,6 +94,9 @@ def check_join(user, t: Tournament, bot: Bot, invite_code: str = "") -> None:
         raise TournamentError(f"{bot.name} does not play {t.preset}", "bot")
     if not bot.active or bot.suspended_reason:
         raise TournamentError(f"{bot.name} is inactive or suspended", "bot")
+    if not t.remote_bots and bot.current_version is not None and bot.current_version.is_remote:
+        raise TournamentError(f"{bot.name}'s current version is remote, and this tournament takes only bots that "
+                              f"run in the site's sandbox", "bot")
     if t.entries.filter(bot=bot).exists():
         raise TournamentError(f"{bot.name} has joined already", "bot")
     if t.entries.filter(withdrawn="").count() >= t.max_entries:

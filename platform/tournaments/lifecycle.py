@@ -70,6 +70,8 @@ def start(tournament: Tournament) -> bool:
                 entry.withdrawn = "the bot was inactive or suspended at the start"
             elif version is None or version.status != BotVersion.Status.READY:
                 entry.withdrawn = "the bot had no validated version at the start"
+            elif version.is_remote and not t.remote_bots:
+                entry.withdrawn = "the bot's current version at the start was remote, and remote bots may not enter"
             else:
                 entry.version = version
             entry.save(update_fields=["version", "withdrawn"])

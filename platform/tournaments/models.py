@@ -43,6 +43,9 @@ class Tournament(models.Model):
     live_delay_seconds = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="how far behind the play its matches' live views run (a final may want "
                                          "longer); empty: the site's default")
+    remote_bots = models.BooleanField(
+        default=True, help_text="remote versions (played from their owners' machines over arena connect) may "
+                                "enter; off: only bots that run in the site's sandbox")
     entry = models.CharField(max_length=10, choices=Entry.choices, default=Entry.OPEN)
     invite_code = models.CharField(max_length=32, blank=True)
     max_entries = models.PositiveIntegerField(default=64)

@@ -38,6 +38,9 @@ class TournamentForm(forms.Form):
     live_delay_seconds = forms.IntegerField(min_value=0, max_value=3600, required=False, label="Live delay (s)",
                                             help_text="how far behind the play its matches are shown live; "
                                                       "empty: the site's default")
+    remote_bots = forms.BooleanField(required=False, initial=True, label="Remote bots may enter",
+                                     help_text="bots played from their owners' machines over arena connect; "
+                                               "off: only bots in the site's sandbox")
     entry = forms.ChoiceField(choices=Tournament.Entry.choices)
     max_entries = forms.IntegerField(min_value=2, max_value=1024, initial=16)
     starts_at = forms.DateTimeField(help_text="UTC, e.g. 2026-12-24 18:00",
@@ -70,7 +73,8 @@ def tournament_new(request):
                 request.user, name=data["name"], description=data["description"], preset=data["preset"],
                 format=data["format"], rounds=data["rounds"], deals=data["deals"], overrides={},
                 time_control={"move_ms": data["move_ms"]}, entry=data["entry"], max_entries=data["max_entries"],
-                starts_at=data["starts_at"], entry_deadline=None, live_delay_seconds=data["live_delay_seconds"])
+                starts_at=data["starts_at"], entry_deadline=None, live_delay_seconds=data["live_delay_seconds"],
+                remote_bots=data["remote_bots"])
         except TournamentError as err:
             form.add_error(err.field if err.field in form.fields else None, str(err))
         else:

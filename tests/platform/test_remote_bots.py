@@ -317,3 +317,81 @@ def answers_of(match_id: int) -> int:
     match = Match.objects.get(pk=match_id)
     seat = remote_seat(match).seat
     return int(live.client().get(live.key(live.live_id(match), "seat", seat, "answers")) or 0)
+
+
+@pytest.fixture
+def ready_remote(alice, house_bots):
+    """alice's bot whose current version is a ready remote one, and a function that connects it (a row, as the
+    site's websocket handler writes one)."""
+    from bots.actions import do_create_bot, make_current
+    from bots.models import RemoteToken
+    from bots.remote import do_make_remote_version, open_connection
+
+    bot = do_create_bot(alice, game="bura", name="far-ready")
+    version, _ = do_make_remote_version(bot)
+    version.status = "ready"
+    version.save()
+    make_current(version)
+    bot.refresh_from_db()
+
+    def connect():
+        return open_connection(RemoteToken.objects.get(bot=bot), version, address="127.0.0.1", max_matches=4)
+
+    return bot, connect
+
+
+def test_organisers_may_keep_remote_bots_out_and_a_disconnected_one_is_never_matched(ready_remote, alice, bob,
+                                                                                     settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from bots.actions import do_create_bot
+    from bots.remote import close_connection
+    from ladder.matchmaking import eligible_bots
+    from matches.casual import CasualError, ready_bot
+    from matches.challenges import ChallengeError, check_challenge
+    from tournaments.actions import do_create_tournament, do_join
+    from tournaments.lifecycle import TournamentError, start
+
+    bot, connect = ready_remote
+    names = lambda: [b.name for b in eligible_bots("bura")]  # noqa: E731
+    other = do_create_bot(bob, game="bura", name="bobs-uploaded")
+    other.current_version = bot.current_version.__class__.objects.get(bot__name="greedy-bura")
+    # Not connected: not on the ladder, not challengeable, no casual match against it.
+    assert bot.name not in names()
+    with pytest.raises(ChallengeError, match="not connected now"):
+        check_challenge(other, bot, "bura")
+    with pytest.raises(CasualError, match="not connected now"):
+        ready_bot(bot, "opponent", "bura")
+    row = connect()
+    assert bot.name in names()
+    assert check_challenge(other, bot, "bura") == "bura"
+    # An organiser's preset exclusion keeps even a connected remote bot off that preset's ladder.
+    settings.REMOTE_EXCLUDED_PRESETS = ["bura"]
+    assert bot.name not in names() and "greedy-bura" in names()
+    settings.REMOTE_EXCLUDED_PRESETS = []
+    # A connection whose web process died goes stale by itself.
+    bot.remote_connections.update(seen=timezone.now() - timedelta(minutes=5))
+    assert bot.name not in names()
+    bot.remote_connections.update(seen=timezone.now())
+    close_connection(row.pk)
+    assert bot.name not in names()
+
+    # A tournament that takes no remote bots refuses the entry, and withdraws one that became remote by the start.
+    closed = do_create_tournament(alice, name="sandboxed only", preset="bura", format="round_robin", rounds=None,
+                                  deals=1, time_control={}, entry="open", max_entries=8,
+                                  starts_at=timezone.now() + timedelta(hours=1), entry_deadline=None,
+                                  remote_bots=False)
+    assert closed.remote_bots is False
+    with pytest.raises(TournamentError, match="remote"):
+        do_join(alice, closed, bot)
+    open_one = do_create_tournament(alice, name="everyone", preset="bura", format="round_robin", rounds=None,
+                                    deals=1, time_control={}, entry="open", max_entries=8,
+                                    starts_at=timezone.now() + timedelta(hours=1), entry_deadline=None)
+    assert do_join(alice, open_one, bot).bot == bot
+    open_one.remote_bots = False  # as if the host had chosen so: the start freezes versions and checks again
+    open_one.save()
+    start(open_one)
+    entry = open_one.entries.get(bot=bot)
+    assert "remote" in entry.withdrawn
