@@ -40,12 +40,12 @@ def eligible_bots(preset: str) -> list[Bot]:
                                current_version__status=BotVersion.Status.READY, current_version__retired=False)
             .select_related("current_version"))
     playing = [b for b in bots if not b.presets or preset in b.presets]
-    remote = [b.current_version_id for b in playing if b.current_version.is_remote]
+    remote = {b.current_version_id for b in playing if b.current_version is not None and b.current_version.is_remote}
     if not remote:
         return playing
     # A remote version plays only while it is connected, and never where the organiser keeps them out.
     connected = set() if preset in settings.REMOTE_EXCLUDED_PRESETS else connected_version_ids(remote)
-    return [b for b in playing if not b.current_version.is_remote or b.current_version_id in connected]
+    return [b for b in playing if b.current_version_id not in remote or b.current_version_id in connected]
 
 
 def ranked_counts(version_ids: list[int], preset: str, since=None) -> dict[int, int]:
