@@ -9,7 +9,7 @@ what a pipe's reader would (its length, the match's output): the worker's refere
 Frames are JSON text. Server → client: welcome, ping, rtt, start, line, over, abandon, error.
 Client → server: line, exit, pong. Close codes: 4001 unauthorized, 4003 forbidden (another bot's token),
 4004 nothing to play (no remote version, no relay), 4008 policy (a bad frame, a flood), 4029 too many
-connections.
+connections, 4009 the version changed (reconnect to play the new one).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from matches.validation import do_validate_remote
 log = logging.getLogger(__name__)
 
 PATH = "/api/remote/connect/"
-UNAUTHORIZED, FORBIDDEN, NOTHING, POLICY, TOO_MANY = 4001, 4003, 4004, 4008, 4029
+UNAUTHORIZED, FORBIDDEN, NOTHING, POLICY, VERSION_CHANGED, TOO_MANY = 4001, 4003, 4004, 4008, 4009, 4029
 # One line of the longest kind with its envelope, every byte of it escaped by JSON at its widest ("\u0001"):
 # a line within the protocol's limit is always delivered to be ruled on, never refused as a frame.
 MAX_FRAME_CHARS = 6 * protocol.MAX_LINE_BYTES + 4096
@@ -264,9 +264,10 @@ class Session:
             await self.ping()
             if time.monotonic() - beat >= remote_bots.HEARTBEAT_SECONDS - PING_EVERY_S / 2:
                 beat = time.monotonic()
-                if not await db(remote_bots.heartbeat, self.row.pk, self.p95_ms(), len(self.rtts)):
-                    raise Closed(UNAUTHORIZED, "this connection's token was revoked, or its version retired or "
-                                               "replaced by a newer remote version")
+                try:
+                    await db(remote_bots.heartbeat, self.row.pk, self.p95_ms(), len(self.rtts))
+                except remote_bots.Ended as ended:
+                    raise Closed(UNAUTHORIZED if ended.final else VERSION_CHANGED, str(ended)) from None
 
     async def read(self) -> None:
         while True:
@@ -293,7 +294,10 @@ class Session:
                 else:
                     raise Closed(POLICY, f"unknown frame type {frame['type']!r}")
         p95 = self.p95_ms()
-        await db(remote_bots.heartbeat, self.row.pk, p95, len(self.rtts))
+        try:
+            await db(remote_bots.heartbeat, self.row.pk, p95, len(self.rtts))
+        except remote_bots.Ended as ended:
+            raise Closed(UNAUTHORIZED if ended.final else VERSION_CHANGED, str(ended)) from None
         allowance = settings.REMOTE_ALLOWANCE_CAP_MS if p95 is None else min(settings.REMOTE_ALLOWANCE_CAP_MS, p95)
         await self.send({"type": "rtt", "p95_ms": p95, "allowance_ms": allowance})
 

@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Max, Q, Sum
 from django.utils import timezone
 
 from accounts.locks import lock_account
@@ -122,19 +122,31 @@ def open_connection(token: RemoteToken, version: BotVersion, *, address: str, ma
                                                seen=timezone.now(), max_matches=max_matches)
 
 
-def heartbeat(connection_id: int, rtt_p95_ms: int | None, samples: int) -> bool:
-    """The connection is alive; False when it must close (its token was revoked, its version retired or
-    replaced by a newer remote version, its owner suspended)."""
+class Ended(Exception):
+    """A connection that must close: ``final`` when reconnecting cannot help (a revoked token, a suspended
+    owner); otherwise the version it plays changed and a new connection plays the new one."""
+
+    def __init__(self, reason: str, final: bool):
+        super().__init__(reason)
+        self.final = final
+
+
+def heartbeat(connection_id: int, rtt_p95_ms: int | None, samples: int) -> None:
+    """The connection is alive; Ended when it must close."""
     row = (RemoteConnection.objects.filter(pk=connection_id).select_related("token", "version", "bot__owner")
            .first())
-    if row is None or row.closed is not None or row.token.revoked is not None or not row.bot.owner.is_active:
-        return False
+    if row is None or row.token.revoked is not None:
+        raise Ended("this connection's token was revoked", final=True)
+    if not row.bot.owner.is_active:
+        raise Ended("the bot's owner is suspended", final=True)
     current = remote_version(row.bot)
-    if current is None or current.pk != row.version_id:
-        return False
+    if current is None:
+        raise Ended(f"{row.bot.name} has no remote version to play any more (retired or rejected)", final=True)
+    if current.pk != row.version_id:
+        raise Ended(f"{row.bot.name} has a newer remote version (v{current.number}): reconnect to play it",
+                    final=False)
     RemoteConnection.objects.filter(pk=connection_id).update(seen=timezone.now(), rtt_p95_ms=rtt_p95_ms,
                                                              rtt_samples=samples)
-    return True
 
 
 def close_connection(connection_id: int) -> None:
@@ -143,8 +155,14 @@ def close_connection(connection_id: int) -> None:
 
 def connected_version_ids(version_ids) -> set[int]:
     """Which of these versions have a live connection (matchmaking matches only those)."""
-    return set(RemoteConnection.objects.filter(_live(), version_id__in=list(version_ids))
-               .values_list("version_id", flat=True))
+    return set(capacities(version_ids))
+
+
+def capacities(version_ids) -> dict[int, int]:
+    """For each of these versions with a live connection: how many matches its connections play at once."""
+    rows = (RemoteConnection.objects.filter(_live(), version_id__in=list(version_ids)).values("version_id")
+            .annotate(n=Sum("max_matches")))
+    return {row["version_id"]: row["n"] for row in rows}
 
 
 def is_connected(version: BotVersion) -> bool:

@@ -24,7 +24,7 @@ from django.utils import timezone
 from arena.games import all_presets
 from arena.games.seating import layout
 from bots.models import Bot, BotVersion
-from bots.remote import connected_version_ids
+from bots.remote import capacities
 from matches.actions import create_duplicate_set
 from matches.models import Match, Seat
 from ratings.actions import live_elo
@@ -43,9 +43,14 @@ def eligible_bots(preset: str) -> list[Bot]:
     remote = {b.current_version_id for b in playing if b.current_version is not None and b.current_version.is_remote}
     if not remote:
         return playing
-    # A remote version plays only while it is connected, and never where the organiser keeps them out.
-    connected = set() if preset in settings.REMOTE_EXCLUDED_PRESETS else connected_version_ids(remote)
-    return [b for b in playing if b.current_version_id not in remote or b.current_version_id in connected]
+    # A remote version plays only while it is connected, never where the organiser keeps them out, and never
+    # more matches at once than its connections take (a match nobody picks up would wait out the grace).
+    room = {} if preset in settings.REMOTE_EXCLUDED_PRESETS else capacities(remote)
+    if room:
+        busy = dict(Seat.objects.filter(version_id__in=list(room), match__status__in=[
+            Match.Status.QUEUED, Match.Status.RUNNING]).values_list("version_id").annotate(n=Count("match_id")))
+        room = {v: n - busy.get(v, 0) for v, n in room.items()}
+    return [b for b in playing if b.current_version_id not in remote or room.get(b.current_version_id or 0, 0) > 0]
 
 
 def ranked_counts(version_ids: list[int], preset: str, since=None) -> dict[int, int]:

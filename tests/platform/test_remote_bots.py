@@ -395,3 +395,39 @@ def test_organisers_may_keep_remote_bots_out_and_a_disconnected_one_is_never_mat
     start(open_one)
     entry = open_one.entries.get(bot=bot)
     assert "remote" in entry.withdrawn
+
+
+def test_a_remote_version_is_never_given_more_matches_than_its_connections_take(ready_remote):
+    from bots.models import Bot
+    from ladder.matchmaking import eligible_bots
+    from matches.actions import create_match
+    from matches.models import Match
+
+    bot, connect = ready_remote
+    row = connect()
+    row.max_matches = 2
+    row.save()
+    names = lambda: [b.name for b in eligible_bots("bura")]  # noqa: E731
+    house = Bot.objects.get(name="greedy-bura").current_version
+    create_match(kind=Match.Kind.LADDER, preset="bura", seat_versions=[bot.current_version, house], ranked=True)
+    assert bot.name in names()  # one of two places taken
+    create_match(kind=Match.Kind.LADDER, preset="bura", seat_versions=[house, bot.current_version], ranked=True)
+    assert bot.name not in names() and "greedy-bura" in names()  # both taken: wait for one to end
+
+
+def test_a_connection_ends_for_good_when_revoked_and_reconnects_for_a_newer_version(ready_remote):
+    from bots.remote import Ended, do_make_remote_version, heartbeat, revoke_tokens
+
+    bot, connect = ready_remote
+    row = connect()
+    heartbeat(row.pk, 12, 5)
+    row.refresh_from_db()
+    assert (row.rtt_p95_ms, row.rtt_samples) == (12, 5)
+    do_make_remote_version(bot)  # v2: this connection plays v1, so it must reconnect to play v2
+    with pytest.raises(Ended, match="newer remote version") as ended:
+        heartbeat(row.pk, 12, 5)
+    assert ended.value.final is False
+    revoke_tokens(bot)
+    with pytest.raises(Ended, match="revoked") as ended:
+        heartbeat(row.pk, 12, 5)
+    assert ended.value.final is True
