@@ -23,7 +23,8 @@ def suspend_failing_bots(match: Match, seats: list[Seat]) -> None:
                     .values_list("verdict", "code")[: SUSPEND_AFTER - 1])
         if len(last) == SUSPEND_AFTER - 1 and all(v in FAULT_VERDICTS for v, _ in last):
             reason = (f"suspended from the ladder: version v{seat.version.number} ended {SUSPEND_AFTER} ladder "
-                      f"matches in a row by {seat.verdict} (last: {seat.code}: {seat.detail[:200]}); upload a "
-                      f"fixed version to return")
+                      f"matches in a row by {seat.verdict} (last: {seat.code}: {seat.detail[:200]}); "
+                      f"{'make a new remote version' if seat.version.is_remote else 'upload a fixed version'} to "
+                      f"return")
             Bot.objects.filter(pk=seat.version.bot_id, suspended_reason="").exclude(owner__username=SYSTEM_USERNAME) \
                 .update(suspended_reason=reason, suspended_by="ladder")
