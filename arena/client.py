@@ -1,5 +1,5 @@
-"""``arena login``, ``arena upload``, ``arena bots``, ``arena challenge``, ``arena sites`` and ``arena connect``:
-the terminal's client of Kozyr sites.
+"""``arena login``, ``arena upload``, ``arena bots``, ``arena challenge``, ``arena sites``, ``arena remote`` and
+``arena connect``: the terminal's client of Kozyr sites.
 
 It speaks HTTP to the site's API (``/api/v1/``) with the standard library only; arena never imports
 Django. The tokens, one per site, are kept in ``$XDG_CONFIG_HOME/kozyr/credentials.json`` (default
@@ -240,7 +240,24 @@ def add_commands(sub) -> None:
     challenge.add_argument("opponent", metavar="OPPONENT", help="any bot of the same game")
     challenge.add_argument("--preset", help="a two-sided preset both play (default: your bot's first)")
     challenge.add_argument("--wait", action="store_true", help="wait until the matches are played; print the result")
-    for command in (upload, bots, challenge):
+    remote = sub.add_parser(
+        "remote", help="make a remote version of your bot (played from your machine by `arena connect`), "
+                       "see its connections, make or revoke its tokens",
+        description="Without an option: makes a remote version of the bot (creating the bot first when it does "
+                    "not exist, as `arena upload` does), prints its token once and the `arena connect` command "
+                    "that plays it. See docs/protocol.md, \"Remote bots\".")
+    remote.add_argument("bot", metavar="NAME", help="one of your bots (created when it does not exist)")
+    remote.add_argument("--game", choices=GAMES, help="the bot's game family (needed to create the bot)")
+    remote.add_argument("--preset", action="append", metavar="P", dest="presets",
+                        help="a preset the bot plays, when it is created (repeat for more; default: all)")
+    action = remote.add_mutually_exclusive_group()
+    action.add_argument("--status", action="store_true",
+                        help="its open connections, its tokens and the clock allowance its seats get now")
+    action.add_argument("--new-token", action="store_true",
+                        help="one more token for its remote versions (shown once; the others stay valid)")
+    action.add_argument("--revoke", action="store_true",
+                        help="revoke every token of the bot; its connections close within seconds")
+    for command in (upload, bots, challenge, remote):
         command.add_argument("--site", metavar="URL", help=f"a site you logged in to (default: the last one "
                                                             f"logged in to, or ${SITE_SETTING})")
 
@@ -317,19 +334,30 @@ def cmd_sites(args: argparse.Namespace) -> int:
     return 0
 
 
+def bot_or_create(site: Site, name: str, game: str | None, presets: list[str] | None = None) -> dict[str, Any]:
+    """The bot called ``name``, created (for ``game``, playing ``presets``; empty: all) when it does not exist.
+    A bot that exists must play ``game`` when one is given; whether it is the user's, the site says next."""
+    try:
+        bot = site.request("GET", f"/api/v1/bots/{urllib.parse.quote(name, safe='')}/")
+    except ClientError as err:
+        if "(HTTP 404)" not in str(err):
+            raise
+        if game is None:
+            raise ClientError(f"there is no bot {name} yet: give --game GAME to create it") from None
+        bot = site.request("POST", "/api/v1/bots/", {"name": name, "game": game, **({"presets": presets}
+                                                                                    if presets else {})})
+        print(f"created bot {bot['name']} ({bot['game']}"
+              + (f", playing {', '.join(bot['presets'])}" if bot.get("presets") else "") + ")")
+    if game is not None and bot["game"] != game:
+        raise ClientError(f"bot {bot['name']} plays {bot['game']}, not {game}")
+    return bot
+
+
 def cmd_upload(args: argparse.Namespace) -> int:
     site, _ = _site(args)
     name = urllib.parse.quote(args.bot, safe="")
     filename, data = bot_payload(args.path)
-    try:
-        bot = site.request("GET", f"/api/v1/bots/{name}/")
-    except ClientError as err:
-        if "(HTTP 404)" not in str(err):
-            raise
-        bot = site.request("POST", "/api/v1/bots/", {"name": args.bot, "game": args.game})
-        print(f"created bot {bot['name']} ({bot['game']})")
-    if bot["game"] != args.game:
-        raise ClientError(f"bot {bot['name']} plays {bot['game']}, not {args.game}")
+    bot = bot_or_create(site, args.bot, args.game)
     version = site.request("POST", f"/api/v1/bots/{name}/versions/", files={"file": (filename, data)})
     print(f"uploaded {bot['name']} v{version['number']} ({version['runtime']}, {version['size']} bytes): "
           f"{version['status']}")
@@ -430,6 +458,80 @@ def cmd_challenge(args: argparse.Namespace) -> int:
     return 0 if all(m["status"] == "finished" for m in matches) else 1
 
 
+def _when(stamp: str | None, never: str = "never") -> str:
+    return stamp[:19].replace("T", " ") if stamp else never
+
+
+def cmd_remote(args: argparse.Namespace) -> int:
+    if (args.status or args.new_token or args.revoke) and (args.game or args.presets):
+        raise ClientError("--game and --preset are for making a remote version (and its bot); "
+                          "not with --status, --new-token or --revoke")
+    site, credentials = _site(args)
+    path = f"/api/v1/bots/{urllib.parse.quote(args.bot, safe='')}/remote/"
+    if args.status:
+        return _remote_status(site, args.bot, site.request("GET", path))
+    if args.revoke:
+        revoked = site.request("POST", path + "revoke/")["revoked"]
+        if not revoked:
+            print(f"{args.bot} had no token to revoke")
+        else:
+            print(f"revoked {revoked} token{'s' if revoked != 1 else ''} of {args.bot}: its connections close "
+                  f"within seconds; `arena remote {args.bot} --new-token` makes a new one")
+        return 0
+    if args.new_token:
+        made = site.request("POST", path + "tokens/")
+        print(f"a new token for {args.bot}'s remote versions (its other tokens stay valid until revoked)")
+        _show_token(made)
+        return 0
+    bot = bot_or_create(site, args.bot, args.game, args.presets)
+    mine = bot.get("owner", "").lower() == credentials.get("username", "").lower()  # else the site refuses it
+    if mine and args.presets and sorted(bot.get("presets") or []) != sorted(args.presets):
+        raise ClientError(f"bot {bot['name']} already exists and plays {', '.join(bot['plays'])}: --preset is "
+                          f"only for a bot created here (change its presets on its page or with the API)")
+    made = site.request("POST", f"/api/v1/bots/{urllib.parse.quote(bot['name'], safe='')}/remote/")
+    version = made["version"]
+    print(f"made {bot['name']} v{version['number']} ({version['runtime']}): {version['status']} until it connects "
+          f"and plays its validation match, then on the ladder")
+    _show_token(made)
+    return 0
+
+
+def _show_token(made: dict[str, Any]) -> None:
+    print(f"token: {made['token']}")
+    print("  shown only now: the site keeps only its digest, so copy it now (lost, it cannot be shown again;\n"
+          "  `--new-token` makes another, `--revoke` revokes them all)")
+    print("play it from your machine (replace ./my_bot with your bot's command, e.g. python3 my_bot.py):")
+    print(f"  {made['connect']}")
+    print(f"  (or export {REMOTE_TOKEN_SETTING}=<the token> and leave out --token: a command line is visible to "
+          f"other users of the machine)")
+
+
+def _remote_status(site: Site, name: str, state: dict[str, Any]) -> int:
+    connections, tokens = state["connections"], state["tokens"]
+    if connections:
+        print(f"{name}: {len(connections)} open connection{'s' if len(connections) != 1 else ''}")
+        for row in connections:
+            p95 = f"{row['rtt_p95_ms']} ms" if row.get("rtt_p95_ms") is not None else "not measured yet"
+            print(f"  v{row['version']:<4} since {_when(row['opened'])}  round trip p95 {p95} "
+                  f"({row['rtt_samples']} samples)  {row['max_matches']} matches at once")
+    else:
+        print(f"{name}: no open connection (`arena connect` plays its remote version)")
+    if tokens:
+        print(f"tokens ({len(tokens)}, newest first):" if len(tokens) > 1 else "tokens (1):")
+        for token in tokens:
+            state_text = f"revoked {_when(token['revoked'])}" if token.get("revoked") else "live"
+            print(f"  {token['prefix']}…  created {_when(token['created'])}  last used "
+                  f"{_when(token.get('last_used'))}  {state_text}")
+    else:
+        print(f"no tokens: `arena remote {name}` makes a remote version and its token")
+    allowance = state.get("allowance_ms")
+    if allowance is None:
+        print("allowance: none (no remote version to play)")
+    else:
+        print(f"allowance: {allowance} ms added to each startup's and move's clock for the network")
+    return 0
+
+
 def connect_site(wanted: str | None) -> str:
     """The site ``arena connect`` plays on: an address as given (no `arena login` needed: a remote bot's
     machine may hold no credentials), a logged-in site named by its host, or the logged-in default."""
@@ -467,7 +569,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"login": cmd_login, "upload": cmd_upload, "bots": cmd_bots, "challenge": cmd_challenge,
-            "sites": cmd_sites, "connect": cmd_connect}
+            "sites": cmd_sites, "remote": cmd_remote, "connect": cmd_connect}
 
 
 def run(args: argparse.Namespace) -> int:
