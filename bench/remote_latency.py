@@ -27,12 +27,13 @@ bench/bots/first_legal.py (the first legal action, at once). The matches are `bu
    Also: the site's measured p95 round trip and the allowance it granted (GET /api/v1/bots/<name>/remote/, and
    the allowance the replay's seat clock actually got), and whether any decision timed out.
 3. **Idle connections** (postgres only; ``--idle 0`` leaves it out): ``--idle`` bots with ready remote versions
-   (one user; KOZYR_REMOTE_CONNECTIONS_PER_USER raised for the bench), each connected by a light websocket
-   client in one child process that answers pings as `arena connect` does. Before, right after connecting and
-   after ``--window`` seconds idle: the Celery worker's RSS, CPU seconds and threads (master + pool process),
-   the web process's RSS and CPU per minute, Redis commands a second on the bench's database (counted with
-   MONITOR: the server is shared), database row writes per minute (pg_stat_user_tables). Then one duplicate
-   set of the loopback remote bot while the idle ones stay connected, to compare with (1).
+   (20 a user, the most a user may have; KOZYR_REMOTE_CONNECTIONS_PER_USER raised for the bench), each
+   connected by a light websocket client in one child process that answers pings as `arena connect` does.
+   Before, right after connecting and after ``--window`` seconds idle: the Celery worker's RSS, CPU seconds and
+   threads (master + pool process), the web process's RSS and CPU per minute, Redis commands a second on the
+   bench's database (counted with MONITOR: the server is shared), database row writes per minute
+   (pg_stat_user_tables). Then duplicate sets of the loopback remote bot while the idle ones stay
+   connected (100 decisions), to compare with (1).
 
 Every process, the namespace, the database and the Redis database it made are removed at the end, on failure
 too.
@@ -66,6 +67,7 @@ REDIS_DB = 9
 NS, VETH_HOST, VETH_NS = "kzb-remote", "kzbr-h", "kzbr-n"
 HOST_ADDR, NS_ADDR = "10.231.77.1", "10.231.77.2"
 DELAY_MS = 50
+BESIDE_IDLE_DECISIONS = 100
 say = lambda text: print(f"{time.strftime('%H:%M:%S')} {text}", file=sys.stderr, flush=True)  # noqa: E731
 
 
@@ -265,6 +267,9 @@ class Bench:
         if self.stack == "postgres" and self.args.idle:
             say(f"{self.stack}: {self.args.idle} idle connections")
             figures["idle"] = self.idle()
+        figures["log_errors"] = {name: sum(("Traceback" in line or " ERROR" in line)
+                                           for line in self.procs.log(name).splitlines())
+                                 for name in ("web", "worker")}
         return figures
 
     # ---- bots
@@ -403,6 +408,7 @@ class Bench:
 
     def idle(self) -> dict:
         import psutil
+        from django.conf import settings
 
         from accounts.models import User
         from bots.actions import do_create_bot, make_current
@@ -410,10 +416,12 @@ class Bench:
         from bots.remote import do_make_remote_version
 
         n, window = self.args.idle, self.args.window
-        idle_owner = User.objects.create_user("bench-idle", password="a-long-password-1")
+        owners = [User.objects.create_user(f"bench-idle-{k}", password="a-long-password-1")
+                  for k in range(-(-n // settings.MAX_BOTS_PER_USER))]
         tokens = []
         for k in range(n):
-            bot = do_create_bot(idle_owner, game="bura", name=f"idle-{k:03d}", presets=["bura"])
+            owner = owners[k // settings.MAX_BOTS_PER_USER]
+            bot = do_create_bot(owner, game="bura", name=f"idle-{k:03d}", presets=["bura"])
             version, token = do_make_remote_version(bot)
             version.status = "ready"
             version.save()
@@ -428,17 +436,17 @@ class Bench:
             clients = self.procs.start("idle-clients", [sys.executable, __file__, "--clients",
                                                         str(self.var / "tokens.json")], self.env, self.var)
             t0 = time.monotonic()
-            wait(lambda: RemoteConnection.objects.filter(bot__owner=idle_owner, closed__isnull=True,
+            wait(lambda: RemoteConnection.objects.filter(bot__owner__in=owners, closed__isnull=True,
                                                          rtt_p95_ms__isnull=False).count() == n, 120,
                  f"{n} idle connections: {self.procs.log('idle-clients')[-2000:]}")
             connected_s = time.monotonic() - t0
             phases[f"{n} idle connected, first minute"] = self.sample(worker, web, counter, window)
             phases[f"{n} idle connected, second minute"] = self.sample(worker, web, counter, window)
-            live = RemoteConnection.objects.filter(bot__owner=idle_owner, closed__isnull=True).count()
-            say(f"one duplicate set of remote-first beside {live} idle connections")
-            during = self.summary(self.play_set(self.remote_version))
+            live = RemoteConnection.objects.filter(bot__owner__in=owners, closed__isnull=True).count()
+            say(f"duplicate sets of remote-first beside {live} idle connections")
+            during = self.summary(self.until(BESIDE_IDLE_DECISIONS, self.remote_version)[0])
             phases["after that match"] = self.sample(worker, web, counter, 0)
-            still = RemoteConnection.objects.filter(bot__owner=idle_owner, closed__isnull=True).count()
+            still = RemoteConnection.objects.filter(bot__owner__in=owners, closed__isnull=True).count()
             Processes.stop(clients)
         finally:
             counter.stop()
@@ -623,6 +631,7 @@ def report(results: list[dict]) -> None:
                       f"(action → action, remote − sandboxed); "
                       f"allowance in the matches' clocks {s['allowance_ms']} ms")
         print(f"  {r['stack']}: site's view of remote-first: {r['loopback']['site']}")
+        print(f"  {r['stack']}: Traceback or ERROR lines in the logs: {r['log_errors']}")
         if "netem" in r:
             n = r["netem"]
             print(f"  delayed: site before play {n['site_before']}, after {n['site_after']}")
