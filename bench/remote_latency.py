@@ -680,6 +680,7 @@ def main() -> None:
     if os.geteuid() != 0 and not args.skip_netem:
         raise SystemExit("the delayed case makes a network namespace: run as root, or with --skip-netem")
     results = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the child is stopped, and cleans up, below
     say(f"load average {os.getloadavg()}")
     for stack in ("postgres", "embedded") if args.stack == "both" else (args.stack,):
         child = subprocess.Popen([sys.executable, __file__, "--child", stack, "--decisions", str(args.decisions),
