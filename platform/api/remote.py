@@ -25,7 +25,7 @@ def connect_command(request, bot_name: str, token: str) -> str:
     return remote_bots.connect_command(request.build_absolute_uri("/"), bot_name, token)
 
 
-class ConnectionSerializer(serializers.ModelSerializer):
+class RemoteConnectionSerializer(serializers.ModelSerializer):
     version = serializers.IntegerField(source="version.number", read_only=True)
 
     class Meta:
@@ -34,7 +34,7 @@ class ConnectionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class TokenSerializer(serializers.ModelSerializer):
+class RemoteTokenSerializer(serializers.ModelSerializer):
     class Meta:
         model = RemoteToken
         fields = ["prefix", "created", "last_used", "revoked"]
@@ -46,7 +46,7 @@ MADE = inline_serializer("RemoteVersionMade", {
     "token": serializers.CharField(help_text="shown this once; only its digest is kept"),
     "connect": serializers.CharField(help_text="the command that plays it from your machine")})
 STATE = inline_serializer("RemoteState", {
-    "connections": ConnectionSerializer(many=True), "tokens": TokenSerializer(many=True),
+    "connections": RemoteConnectionSerializer(many=True), "tokens": RemoteTokenSerializer(many=True),
     "allowance_ms": serializers.IntegerField(help_text="what its seats' clocks get now for the network")})
 
 
@@ -57,8 +57,8 @@ class RemoteView(ApiView, APIView):
     def get(self, request, name: str):
         bot = access_bot(request.user, name, for_change=True)
         version = remote_bots.remote_version(bot)
-        return Response({"connections": ConnectionSerializer(remote_bots.open_connections(bot), many=True).data,
-                         "tokens": TokenSerializer(bot.remote_tokens.all()[:50], many=True).data,
+        return Response({"connections": RemoteConnectionSerializer(remote_bots.open_connections(bot), many=True).data,
+                         "tokens": RemoteTokenSerializer(bot.remote_tokens.all()[:50], many=True).data,
                          "allowance_ms": remote_bots.allowance_ms(version.pk) if version else None})
 
     @extend_schema(request=None, responses={201: MADE},

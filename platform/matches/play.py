@@ -173,9 +173,11 @@ class LiveWatcher:
 # The live id (matches.live.live_id) of the match the task plays, set by the task around play(): its actions
 # are relayed to its live views; None (the local runner's way): nothing is relayed.
 LIVE_NAME: ContextVar[str | None] = ContextVar("live_name", default=None)
+# The kind of the match the task plays (ladder, validation, …): told to a remote seat's connection.
+MATCH_KIND: ContextVar[str] = ContextVar("match_kind", default="")
 
 
-def play(job: MatchJob, kind: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+def play(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
     """The match played in the sandbox; touches no database (the job holds all the match needs). Its actions
     are relayed to its live views (LIVE_NAME), and its person and remote seats are played over the relay:
     a remote seat is assigned to its version's connections for the match's length (matches.remote)."""
@@ -186,7 +188,7 @@ def play(job: MatchJob, kind: str = "") -> tuple[dict[str, Any], dict[str, Any]]
         try:
             live.start_match(match_id, range(len(job.seat_bots)))
             for seat, version_key in remotes:
-                remote.assign(version_key, match_id, seat, {"preset": job.preset, "kind": kind})
+                remote.assign(version_key, match_id, seat, {"preset": job.preset, "kind": MATCH_KIND.get()})
         except Exception as err:  # a relay that is away: bots still play; a channel's seat fails by itself
             log.warning("match %s: the live relay could not be reset: %s", match_id, err)
     try:

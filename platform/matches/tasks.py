@@ -74,7 +74,7 @@ def lease_owner() -> str:
 @logs.with_match_id  # every line logged while the match is played carries its id
 def play_match(match_id: int) -> str:
     from matches.live import live_id
-    from matches.play import LIVE_NAME, job_for, play, store_logs, store_replay
+    from matches.play import LIVE_NAME, MATCH_KIND, job_for, play, store_logs, store_replay
     from matches.signals import sandbox_problem
 
     problem = sandbox_problem()
@@ -114,10 +114,12 @@ def play_match(match_id: int) -> str:
         # database that goes away between the claim and here is waited for like one that goes away at the end.
         job = with_database_retries(lambda: job_for(match))
         name = LIVE_NAME.set(live_id(match))
+        kind = MATCH_KIND.set(match.kind)
         try:
-            result, replay = play(job, kind=match.kind)
+            result, replay = play(job)
         finally:
             LIVE_NAME.reset(name)
+            MATCH_KIND.reset(kind)
     except (BlobMissing, BlobCorrupt) as err:
         # This machine cannot see the shared storage (or it is damaged): give the match back and stop, so the
         # match's other attempts go to a healthy worker instead of all failing here within a second.

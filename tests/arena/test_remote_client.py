@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -24,6 +25,26 @@ from arena.remote import KEEP_BYTES, RemoteClient, websocket_url
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "rt_test-token-of-tiny"
 WAIT = 5.0  # seconds: generous for a frame that should come at once
+
+
+def in_fresh_loop(coroutine):
+    """asyncio.run in a thread of its own: the browser tests' Playwright keeps an event loop running in the main
+    thread for the whole session, where asyncio.run refuses to start."""
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as err:
+            outcome["error"] = err
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
 
 # A minimal bot: ready to the hello, the first legal action to each request. Its first argument makes it
 # misbehave in one way; its ready carries its pid, so a test can tell processes apart and check they are gone.
@@ -243,7 +264,7 @@ def play(script, bot: Path, *, mode: str = "play", max_matches: int = 4, quiet: 
             assert status == 0 and not client.matches
             return Run(site, client, said, status)
 
-    return asyncio.run(main())
+    return in_fresh_loop(main())
 
 
 # ---- the tests ----------------------------------------------------------------------------------------------
@@ -483,7 +504,7 @@ def test_a_fatal_close_without_a_reason_names_the_code(bot, capsys):
             client = RemoteClient(site.url(), TOKEN, [sys.executable, str(bot)], say=said.append)
             return await asyncio.wait_for(client.run(), WAIT), said
 
-    status, said = asyncio.run(main())
+    status, said = in_fresh_loop(main())
     assert status == 2 and not any("reconnecting" in s for s in said)
     assert capsys.readouterr().err == "arena: error: not found (close code 4004)\n"
 
@@ -508,7 +529,7 @@ def test_a_refusal_before_the_websocket_opens_is_fatal_only_when_it_names_the_bo
             client.stop()
             return await asyncio.wait_for(task, WAIT), attempts, said
 
-    code, attempts, said = asyncio.run(main())
+    code, attempts, said = in_fresh_loop(main())
     if fatal:
         assert (code, len(attempts)) == (2, 1)
         assert capsys.readouterr().err == f"arena: error: the site refused the connection: no such token " \
@@ -551,7 +572,7 @@ def test_stopping_while_connecting_stops_at_once(bot):
         server.close()
         return time.monotonic() - started
 
-    assert asyncio.run(main()) < 1
+    assert in_fresh_loop(main()) < 1
 
 
 def test_an_unreachable_site_is_tried_again_and_again(bot):
@@ -566,7 +587,7 @@ def test_an_unreachable_site_is_tried_again_and_again(bot):
         assert await asyncio.wait_for(task, WAIT) == 0
         return said
 
-    said = asyncio.run(main())
+    said = in_fresh_loop(main())
     assert "cannot connect to ws://127.0.0.1:9" in said[0]
 
 
@@ -588,7 +609,7 @@ def test_a_fatal_close_ends_the_real_command_with_status_2_and_the_reason(bot, t
             out, err = await asyncio.wait_for(process.communicate(), 20)
             return site, process.returncode, out.decode(), err.decode()
 
-    site, status, out, err = asyncio.run(main())
+    site, status, out, err = in_fresh_loop(main())
     assert status == 2, (out, err)
     assert err.strip().splitlines() == [f"arena: error: {REFUSAL} (close code 4003)"]
     assert "revoke" not in out  # said once
@@ -620,7 +641,7 @@ def test_sigterm_closes_the_connection_cleanly_and_stops_the_bots(bot, tmp_path)
             code = await asyncio.wait_for(site.finished, WAIT)
             return site, process.returncode, code, out.decode(), err.decode()
 
-    site, status, code, out, err = asyncio.run(main())
+    site, status, code, out, err = in_fresh_loop(main())
     assert (status, code) == (0, 1000), (out, err)
     assert not alive(site.pid)
     assert "match 123 started" in out
