@@ -126,24 +126,38 @@ def derive_seed(seed: int, *labels: int) -> int:
     return value
 
 
+# Each Fisher–Yates step of a deck of n cards as (position i, bound i + 1, the rejection limit for that
+# bound): the same numbers ``SeededRandom.below`` computes per draw, worked out once per deck size.
+_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+
+
+def _steps(size: int) -> tuple[tuple[int, int, int], ...]:
+    steps = _STEPS.get(size)
+    if steps is None:
+        steps = _STEPS[size] = tuple((i, i + 1, ((1 << SEED_BITS) // (i + 1)) * (i + 1))
+                                     for i in range(size - 1, 0, -1))
+    return steps
+
+
 def shuffled(cards: Sequence[str], seed: int) -> list[str]:
     """Fisher–Yates from the last position down, drawing from SplitMix64(seed).
 
-    ``SeededRandom.below`` written out in the loop (the same numbers, without two calls per card): every
-    deal of every match shuffles, so this is one of the engines' hot paths.
+    ``SeededRandom.below`` written out in the loop (the same numbers, without two calls per card), with
+    its limits from ``_steps``: every deal of every match shuffles, so this is one of the engines' hot
+    paths. A draw at or above the limit (odds below one in 2**59) is rejected and drawn again.
     """
     state = check_seed(seed)
     out = list(cards)
-    for i in range(len(out) - 1, 0, -1):
-        bound = i + 1
-        limit = ((1 << SEED_BITS) // bound) * bound
-        while True:
-            state = (state + 0x9E3779B97F4A7C15) & _MASK
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    for i, bound, limit in _STEPS.get(len(out)) or _steps(len(out)):
+        state = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        x = z ^ (z >> 31)
+        while x >= limit:
+            state = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
             x = z ^ (z >> 31)
-            if x < limit:
-                break
         j = x % bound
         out[i], out[j] = out[j], out[i]
     return out
