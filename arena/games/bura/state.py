@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from bisect import insort
-from itertools import combinations
+from itertools import combinations, groupby
 from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
@@ -37,30 +37,37 @@ _BOTH_WAYS = (False, True)  # a response's face-down flags, in the order they ar
 _FACE_UP = (False,)  # discard=open: face-up responses only
 
 
+# The leads one suit's cards of a hand offer, by (those cards in card order, the lead limit): a suit holds
+# at most 9 cards (a few hundred runs of up to four), so these lists are kept for good.
+_RUN_SETS: dict[tuple[tuple[str, ...], int], list[tuple[str, ...]]] = {}
+_SUIT_OF = {card: card[1] for card in BEATERS["S"]}.__getitem__
+
+
+def _run_sets(run: tuple[str, ...], limit: int) -> list[tuple[str, ...]]:
+    sets = _RUN_SETS.get((run, limit))
+    if sets is None:
+        # (a lone card of its suit is listed whatever the limit, as the one-pass listing always did)
+        sets = _RUN_SETS[run, limit] = [run] if len(run) == 1 else [
+            cs for size in range(1, min(limit, len(run)) + 1) for cs in combinations(run, size)]
+    return sets
+
+
 def _lead_sets(hand: list[str], limit: int) -> list[tuple[str, ...]]:
     """Every lead of 1..limit cards of one suit, suit by suit in card order.
 
-    The hand is kept in card order, so each suit's cards lie side by side: one pass finds every run."""
+    The hand is kept in card order, so each suit's cards lie side by side: one ``groupby`` finds every
+    run, and each run's leads come from ``_run_sets``."""
     sets: list[tuple[str, ...]] = []
-    first = 0  # where the run of the current suit starts
-    end = len(hand)
-    for i in range(1, end + 1):
-        if i < end and hand[i][1] == hand[first][1]:
-            continue
-        if i - first == 1:  # the common case, a lone card of its suit: no sets to list
-            sets.append((hand[first],))
-        else:
-            same = hand[first:i]
-            for size in range(1, min(limit, i - first) + 1):
-                sets.extend(combinations(same, size))
-        first = i
+    for _, run in groupby(hand, _SUIT_OF):
+        cards = (*run,)
+        sets += _RUN_SETS.get((cards, limit)) or _run_sets(cards, limit)
     return sets
 
 
 # The leads of a hand of up to three cards, remembered: those hands come back deal after deal (a 3-card
 # hand of 36 cards is one of 7,140), so most such leads are listed from the lists found before. Larger
-# hands are too many to keep (58,905 of 4 cards) and are listed afresh; the memory is bounded anyway
-# and emptied when full.
+# hands are too many to keep (58,905 of 4 cards) and are listed afresh, run by run; the memory is
+# bounded anyway and emptied when full.
 _LEAD_SETS: dict[tuple, list[tuple[str, ...]]] = {}
 _LEAD_SETS_KEPT = 1 << 15
 _REMEMBERED_HAND = 3
