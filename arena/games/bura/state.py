@@ -337,10 +337,8 @@ class BuraMatch:
     def is_over(self) -> bool:
         return self.phase == OVER
 
-    def observation(self, seat: int) -> dict:
-        if seat.__class__ is not int or not 0 <= seat < self.num_seats:
-            self._check_seat(seat)
-        return views.observation(self, seat)
+    # views.observation itself (it checks the seat): one call less on the path of every observation.
+    observation = views.observation
 
     def legal_actions(self, seat: int) -> list[dict]:
         if seat is not self.current:  # the seat to move is the very int object stored as ``current``

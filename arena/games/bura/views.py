@@ -42,6 +42,9 @@ def seat_scores(state) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def observation(state, seat: int) -> dict:
+    """What ``seat`` may see now; ``BuraMatch.observation`` is this function."""
+    if seat.__class__ is not int or not 0 <= seat < state.num_seats:
+        state._check_seat(seat)
     phase = state.phase
     to_move = state.current
     seen = state.observation_template.copy()
