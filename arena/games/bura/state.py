@@ -90,6 +90,18 @@ def _as_built(event: dict) -> dict:
     return event
 
 
+def _deal_event(data: tuple) -> dict:
+    """A deal: (deal, dealer, trump, trump card, its place, every hand as dealt, stock size)."""
+    deal, dealer, trump, trump_card, place, hands, stock = data
+    return {"type": "deal", "deal": deal, "dealer": dealer, "trump": trump, "trump_card": trump_card,
+            "trump_card_place": place, "hands": hands, "stock": stock}
+
+
+def _deal_end_event(record: dict) -> dict:
+    """A deal's end: its record (``deal_records`` keeps it; nothing changes it later)."""
+    return {"type": "deal_end", **record}
+
+
 def _play_event(data: tuple) -> dict:
     """A set played: (deal, seat, cards, those face down, the pairing that beats or None, a lead?)."""
     deal, seat, cards, down, pairs, lead = data
@@ -610,9 +622,8 @@ class BuraMatch:
         self.trump_in_stock = trump_card in stock
         self.trump_at = stock.index(trump_card) if self.trump_in_stock else -1
         self._refresh_views()
-        self._emit({"type": "deal", "deal": self.deal_no, "dealer": dealer, "trump": self.trump,
-                    "trump_card": trump_card, "trump_card_place": self.rules.trump_card,
-                    "hands": [list(h) for h in self.hands], "stock": len(stock)}, views.view_deal)
+        self._log.append((_deal_event, (self.deal_no, dealer, self.trump, trump_card, self.rules.trump_card,
+                                        [*map(list, hands)], len(stock)), views.view_deal, None))
 
     def _after_initial_deal(self) -> int | None:
         """Apply the initial-combination rule; return the next dealer if this deal ended at once."""
@@ -887,7 +898,7 @@ class BuraMatch:
             "totals": list(map(self.team_penalties.__getitem__, team_of)),
         }
         self.deal_records.append(record)
-        self._emit({"type": "deal_end", **record})
+        self._log.append((_deal_end_event, record, None, None))
         if self._match_decided():
             self.ended_by = "rules"
         elif self.deal_no >= self.rules.deal_limit:
