@@ -11,7 +11,9 @@ action list, so a deal for a given seed must be the same on every machine and ev
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 RANKS = "AKQJT98765432"
 SUITS = "SHDC"
@@ -126,24 +128,80 @@ def derive_seed(seed: int, *labels: int) -> int:
     return value
 
 
-def shuffled(cards: Sequence[str], seed: int) -> list[str]:
-    """Fisher–Yates from the last position down, drawing from SplitMix64(seed).
+# Each Fisher–Yates step of a deck of n cards as (position i, bound i + 1, the rejection limit for that
+# bound): the same numbers ``SeededRandom.below`` computes per draw, worked out once per deck size.
+_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
 
-    ``SeededRandom.below`` written out in the loop (the same numbers, without two calls per card): every
-    deal of every match shuffles, so this is one of the engines' hot paths.
-    """
+
+def _steps(size: int) -> tuple[tuple[int, int, int], ...]:
+    steps = _STEPS.get(size)
+    if steps is None:
+        steps = _STEPS[size] = tuple((i, i + 1, ((1 << SEED_BITS) // (i + 1)) * (i + 1))
+                                     for i in range(size - 1, 0, -1))
+    return steps
+
+
+def _shuffled_one_by_one(cards: Sequence[str], seed: int) -> list[str]:
+    """The shuffle as specified: ``SeededRandom.below`` written out, one draw after the other."""
     state = check_seed(seed)
     out = list(cards)
-    for i in range(len(out) - 1, 0, -1):
-        bound = i + 1
-        limit = ((1 << SEED_BITS) // bound) * bound
-        while True:
+    for i, bound, limit in _steps(len(out)):
+        state = (state + 0x9E3779B97F4A7C15) & _MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        x = z ^ (z >> 31)
+        while x >= limit:  # rejected (odds below one in 2**59): draw again
             state = (state + 0x9E3779B97F4A7C15) & _MASK
             z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
             z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
             x = z ^ (z >> 31)
-            if x < limit:
-                break
+        j = x % bound
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+# SplitMix64's k-th state is seed + k * gamma (mod 2**64), so all of a shuffle's draws can be computed at
+# once: one big integer holds draw k in bits [128(k-1), 128(k-1) + 64) ("lanes" of 128 bits). A 64-bit
+# value times a 64-bit constant needs at most 128 bits, so the multiplications never carry into the next
+# lane; the shifts bring a neighbour's bits only into a lane's upper half, which the lane mask clears.
+# Per deck size: (replicator, the lanes' k * gamma, lane mask, the 64-bit words' unpacker, byte count).
+_LANES: dict[int, tuple[int, int, int, Any, int]] = {}
+
+
+def _lanes(size: int) -> tuple[int, int, int, Any, int]:
+    lanes = _LANES.get(size)
+    if lanes is None:
+        draws = size - 1
+        replicator = sum(1 << (128 * k) for k in range(draws))
+        gammas = sum((((k + 1) * 0x9E3779B97F4A7C15) & _MASK) << (128 * k) for k in range(draws))
+        lanes = _LANES[size] = (replicator, gammas, _MASK * replicator,
+                                struct.Struct(f"<{2 * draws}Q").unpack, 16 * draws)
+    return lanes
+
+
+def shuffled(cards: Sequence[str], seed: int) -> list[str]:
+    """Fisher–Yates from the last position down, drawing from SplitMix64(seed).
+
+    Every deal of every match shuffles, so this is one of the engines' hot paths: the draws are computed
+    all at once in 128-bit lanes of one integer (``_LANES``), the same numbers as ``_shuffled_one_by_one``
+    draws one after the other. A rejected draw would shift every later one, so then (odds below one in
+    2**59 per draw) the shuffle is redone one draw at a time.
+    """
+    check_seed(seed)
+    out = list(cards)
+    if len(out) < 2:
+        return out
+    replicator, gammas, mask, unpack, size = _LANES.get(len(out)) or _lanes(len(out))
+    z = (seed * replicator + gammas) & mask  # every draw's state
+    z = ((z ^ (z >> 30)) & mask) * 0xBF58476D1CE4E5B9 & mask
+    z = ((z ^ (z >> 27)) & mask) * 0x94D049BB133111EB & mask
+    words = unpack(((z ^ (z >> 31)) & mask).to_bytes(size, "little"))  # each lane: its draw, then 0
+    k = 0
+    for i, bound, limit in _STEPS.get(len(out)) or _steps(len(out)):
+        x = words[k]
+        k += 2
+        if x >= limit:
+            return _shuffled_one_by_one(cards, seed)
         j = x % bound
         out[i], out[j] = out[j], out[i]
     return out

@@ -30,10 +30,20 @@ class RandomBot:
         self.seat = seat
         self.rules = rules
         self.rng = random.Random(seed)
+        self._bits = self.rng.getrandbits
 
     def act(self, observation: dict, legal_actions: list[dict] | None) -> dict:
-        # _listed's check inline: training runs call this bot on every action
-        return self.rng.choice(legal_actions if legal_actions is not None else _listed(legal_actions))
+        # ``self.rng.choice(legal_actions)`` written out: the same draws from the same generator (a number
+        # of n.bit_length() bits, drawn again until it is below n), without the two calls choice makes;
+        # training runs call this bot on every action.
+        count = len(legal_actions if legal_actions is not None else _listed(legal_actions))
+        if not count:
+            raise IndexError("Cannot choose from an empty sequence")
+        bits = count.bit_length()
+        index = self._bits(bits)
+        while index >= count:
+            index = self._bits(bits)
+        return legal_actions[index]
 
 
 class GreedyBot:

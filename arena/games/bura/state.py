@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import copy
 from bisect import insort
-from itertools import combinations
+from itertools import combinations, groupby
 from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
 from arena.games.base import IllegalAction
 from arena.games.bura import scoring, views
-from arena.games.bura.combos import INSTANT_WIN, resolve_combinations
+from arena.games.bura.combos import _COUNT_OF, _START, _TOPS, INSTANT_WIN, SIZE, resolve_combinations
 from arena.games.bura.ranking import BEATERS, card_sort_key, pairing, points, sort_cards
 from arena.games.bura.rules import Rules
 
@@ -37,30 +37,37 @@ _BOTH_WAYS = (False, True)  # a response's face-down flags, in the order they ar
 _FACE_UP = (False,)  # discard=open: face-up responses only
 
 
+# The leads one suit's cards of a hand offer, by (those cards in card order, the lead limit): a suit holds
+# at most 9 cards (a few hundred runs of up to four), so these lists are kept for good.
+_RUN_SETS: dict[tuple[tuple[str, ...], int], list[tuple[str, ...]]] = {}
+_SUIT_OF = {card: card[1] for card in BEATERS["S"]}.__getitem__
+
+
+def _run_sets(run: tuple[str, ...], limit: int) -> list[tuple[str, ...]]:
+    sets = _RUN_SETS.get((run, limit))
+    if sets is None:
+        # (a lone card of its suit is listed whatever the limit, as the one-pass listing always did)
+        sets = _RUN_SETS[run, limit] = [run] if len(run) == 1 else [
+            cs for size in range(1, min(limit, len(run)) + 1) for cs in combinations(run, size)]
+    return sets
+
+
 def _lead_sets(hand: list[str], limit: int) -> list[tuple[str, ...]]:
     """Every lead of 1..limit cards of one suit, suit by suit in card order.
 
-    The hand is kept in card order, so each suit's cards lie side by side: one pass finds every run."""
+    The hand is kept in card order, so each suit's cards lie side by side: one ``groupby`` finds every
+    run, and each run's leads come from ``_run_sets``."""
     sets: list[tuple[str, ...]] = []
-    first = 0  # where the run of the current suit starts
-    end = len(hand)
-    for i in range(1, end + 1):
-        if i < end and hand[i][1] == hand[first][1]:
-            continue
-        if i - first == 1:  # the common case, a lone card of its suit: no sets to list
-            sets.append((hand[first],))
-        else:
-            same = hand[first:i]
-            for size in range(1, min(limit, i - first) + 1):
-                sets.extend(combinations(same, size))
-        first = i
+    for _, run in groupby(hand, _SUIT_OF):
+        cards = (*run,)
+        sets += _RUN_SETS.get((cards, limit)) or _run_sets(cards, limit)
     return sets
 
 
 # The leads of a hand of up to three cards, remembered: those hands come back deal after deal (a 3-card
 # hand of 36 cards is one of 7,140), so most such leads are listed from the lists found before. Larger
-# hands are too many to keep (58,905 of 4 cards) and are listed afresh; the memory is bounded anyway
-# and emptied when full.
+# hands are too many to keep (58,905 of 4 cards) and are listed afresh, run by run; the memory is
+# bounded anyway and emptied when full.
 _LEAD_SETS: dict[tuple, list[tuple[str, ...]]] = {}
 _LEAD_SETS_KEPT = 1 << 15
 _REMEMBERED_HAND = 3
@@ -83,6 +90,18 @@ def _as_built(event: dict) -> dict:
     return event
 
 
+def _deal_event(data: tuple) -> dict:
+    """A deal: (deal, dealer, trump, trump card, its place, every hand as dealt, stock size)."""
+    deal, dealer, trump, trump_card, place, hands, stock = data
+    return {"type": "deal", "deal": deal, "dealer": dealer, "trump": trump, "trump_card": trump_card,
+            "trump_card_place": place, "hands": hands, "stock": stock}
+
+
+def _deal_end_event(record: dict) -> dict:
+    """A deal's end: its record (``deal_records`` keeps it; nothing changes it later)."""
+    return {"type": "deal_end", **record}
+
+
 def _play_event(data: tuple) -> dict:
     """A set played: (deal, seat, cards, those face down, the pairing that beats or None, a lead?)."""
     deal, seat, cards, down, pairs, lead = data
@@ -98,9 +117,12 @@ def _play_event(data: tuple) -> dict:
 
 
 def _trick_event(data: tuple) -> dict:
-    deal, taker, face_up, face_down, pile_count = data
+    """A trick taken: (deal, taker, the trick's plays as ``trick_plays`` holds them, the pile's size after)."""
+    deal, taker, plays, pile_count = data
+    face_up = sort_cards(c for _, cards, down in plays for c in cards if c not in down)
     return {"type": "trick", "deal": deal, "taker": taker, "face_up": face_up,
-            "face_down": [{"seat": seat, "cards": list(down)} for seat, down in face_down], "pile_count": pile_count}
+            "face_down": [{"seat": seat, "cards": list(down)} for seat, _, down in plays if down],
+            "pile_count": pile_count}
 
 
 def _pass_event(data: tuple) -> dict:
@@ -122,6 +144,7 @@ class BuraMatch:
     __slots__ = (
         "_built",
         "_claims_allowed",
+        "_combo_start",
         "_issued",
         "_leader_draws_first",
         "_log",
@@ -163,13 +186,17 @@ class BuraMatch:
         "team_penalties",
         "team_wins",
         "teams",
+        "trick_cards",
+        "trick_down",
         "trick_leader",
         "trick_plays",
         "tricks_won",
         "trump",
+        "trump_at",
         "trump_card",
         "trump_in_stock",
         "turn_order",
+        "unsorted_up",
     )
 
     def __init__(self, rules: Rules, seed: int):
@@ -193,6 +220,7 @@ class BuraMatch:
         self.turn_order = [tuple((s + i) % n for i in range(n)) for s in range(n)]
         self._others_after = [order[1:] for order in self.turn_order]
         self._claims_allowed = rules.claims_allowed
+        self._combo_start = _START[SIZE[rules.combinations]]  # resolve_combinations' cheap test, per match
         self.claim_target = rules.claim_target  # read by every observation
         self.rubber = rules.match_kind == "rubber"
         self._shown_to_taker = rules.discard == "shown_to_taker"
@@ -232,8 +260,12 @@ class BuraMatch:
         self.trump = ""
         self.trump_card = ""
         self.trump_in_stock = False
+        self.trump_at = -1  # the trump card's index in the stock while it lies there
         self.piles: list[list[str]] = [[] for _ in range(n)]
-        self.pile_up: list[list[str]] = [[] for _ in range(n)]  # kept in card order
+        # The face-up cards of each pile, in card order once sort_piles has run (``unsorted_up``: the piles
+        # a trick has added some to since): only observations show them, so only they sort them.
+        self.pile_up: list[list[str]] = [[] for _ in range(n)]
+        self.unsorted_up: set[int] = set()
         self.pile_down: list[list[tuple[str, int]]] = [[] for _ in range(n)]  # (card, who played it)
         self.revealed: set[int] = set()  # seats whose piles were shown at a claim
         # known_down[viewer][owner]: the face-down cards of owner's pile that viewer may see, in card order
@@ -246,6 +278,8 @@ class BuraMatch:
         self.trick_leader = 0  # the leader of the trick just taken (next_lead=rotate, draw_first=leader)
         self.leader_limit = 0  # lead_limit(leader), fixed from the start of a trick until the lead
         self.trick_plays: list[tuple[int, tuple[str, ...], tuple[str, ...]]] = []  # seat, set, its face-down cards
+        self.trick_cards: list[str] = []  # every card of the trick in progress, in the order played
+        self.trick_down = False  # whether any of them is face down
         self.best_seat = 0
         self.best_cards: tuple[str, ...] = ()
         self.responders: list[int] = []
@@ -315,10 +349,8 @@ class BuraMatch:
     def is_over(self) -> bool:
         return self.phase == OVER
 
-    def observation(self, seat: int) -> dict:
-        if seat.__class__ is not int or not 0 <= seat < self.num_seats:
-            self._check_seat(seat)
-        return views.observation(self, seat)
+    # views.observation itself (it checks the seat): one call less on the path of every observation.
+    observation = views.observation
 
     def legal_actions(self, seat: int) -> list[dict]:
         if seat is not self.current:  # the seat to move is the very int object stored as ``current``
@@ -588,10 +620,10 @@ class BuraMatch:
         self.trump_card = trump_card
         self.trump = trump_card[1]
         self.trump_in_stock = trump_card in stock
+        self.trump_at = stock.index(trump_card) if self.trump_in_stock else -1
         self._refresh_views()
-        self._emit({"type": "deal", "deal": self.deal_no, "dealer": dealer, "trump": self.trump,
-                    "trump_card": trump_card, "trump_card_place": self.rules.trump_card,
-                    "hands": [list(h) for h in self.hands], "stock": len(stock)}, views.view_deal)
+        self._log.append((_deal_event, (self.deal_no, dealer, self.trump, trump_card, self.rules.trump_card,
+                                        [*map(list, hands)], len(stock)), views.view_deal, None))
 
     def _after_initial_deal(self) -> int | None:
         """Apply the initial-combination rule; return the next dealer if this deal ended at once."""
@@ -645,20 +677,22 @@ class BuraMatch:
         self.leader = leader
         limit = min(map(len, hands))  # lead_limit(leader) in short while every hand holds cards
         self.leader_limit = limit if limit else self.lead_limit(leader)
-        self.trick_plays = []
         self.phase, self.current = LEAD, leader
 
     def _lead(self, seat: int, cards: tuple[str, ...]) -> None:
-        hand = self.hands[seat]
+        hands = self.hands
+        hand = hands[seat]
         for card in cards:
             hand.remove(card)
         self.trick_plays = [(seat, cards, ())]
+        self.trick_cards = [*cards]
+        self.trick_down = False
         self.forced_lead = None  # it binds only the trick right after the announcement
         self.best_seat, self.best_cards = seat, cards
-        self.responders = list(filter(self.hands.__getitem__, self._others_after[seat]))  # those with cards
         self._log.append((_play_event, (self.deal_no, seat, cards, (), None, True), None, None))
-        if self.responders:  # _next_responder inline, on the path of every lead
-            self.phase, self.current = RESPOND, self.responders.pop(0)
+        responders = self.responders = list(filter(hands.__getitem__, self._others_after[seat]))  # with cards
+        if responders:  # _next_responder inline, on the path of every lead
+            self.phase, self.current = RESPOND, responders.pop(0)
         else:
             self._take_trick()
 
@@ -668,12 +702,14 @@ class BuraMatch:
             hand.remove(card)
         if down:  # a set with a hidden card never beats
             pairs = None
+            self.trick_down = True
         elif len(cards) == 1:  # one card against one (most responses): no matching needed
             card, beaten = cards[0], self.best_cards[0]
             pairs = [(card, beaten)] if card in BEATERS[self.trump][beaten] else None
         else:
             pairs = pairing(cards, self.best_cards, self.trump)
         self.trick_plays.append((seat, cards, down))
+        self.trick_cards += cards
         if pairs is not None:
             self.best_seat, self.best_cards = seat, cards
         self._log.append((_play_event, (self.deal_no, seat, cards, down, pairs, False),
@@ -691,16 +727,33 @@ class BuraMatch:
 
     def _take_trick(self) -> None:
         taker = self.best_seat
-        pile, pile_up = self.piles[taker], self.pile_up[taker]
-        face_up: list[str] = []
-        face_down = []
-        for seat, cards, down in self.trick_plays:
-            pile += cards
+        pile = self.piles[taker]
+        pile += self.trick_cards  # every card of the trick, in the order played
+        plays = self.trick_plays
+        if self.trick_down:
+            self._file_face_down(taker, plays)
+        else:  # every card face up (most tricks): put in card order when an observation next shows them
+            self.pile_up[taker] += self.trick_cards
+            self.unsorted_up.add(taker)
+        self.tricks_won[taker] += 1
+        # The trick's event is worked out from its plays when somebody reads it (a list no later play changes).
+        self._log.append((_trick_event, (self.deal_no, taker, plays, len(pile)),
+                          views.view_trick if self.trick_down else None, self._shown_to_taker))
+        self.trick_leader = self.leader
+        self.leader = taker
+        if self._claims_allowed:
+            self.phase, self.current = CLAIM, taker
+        else:
+            self._after_trick()
+
+    def _file_face_down(self, taker: int, plays) -> None:
+        """A trick with face-down cards into the taker's pile: who may see them, and its face-up cards."""
+        face_up = self.pile_up[taker]
+        for seat, cards, down in plays:
             if not down:
                 face_up += cards
                 continue
             self.pile_down[taker] += [(c, seat) for c in down]
-            face_down.append((seat, down))
             if self.revealed:  # (never while tricks are played, as a claim ends the deal)
                 self._learn_face_down(taker, seat, down)
             else:  # their player sees them, and with discard=shown_to_taker the taker (seat_knows_face_down)
@@ -713,19 +766,13 @@ class BuraMatch:
                     known.sort(key=card_sort_key)
             if len(down) < len(cards):
                 face_up += [c for c in cards if c not in down]
-        face_up.sort(key=card_sort_key)
-        for card in face_up:  # the pile's face-up cards stay in card order: each new one put in its place
-            insort(pile_up, card, key=card_sort_key)
-        self.tricks_won[taker] += 1
-        self._log.append((_trick_event, (self.deal_no, taker, face_up, face_down, len(pile)),
-                          views.view_trick if face_down else None, self._shown_to_taker))
-        self.trick_plays = []
-        self.trick_leader = self.leader
-        self.leader = taker
-        if self._claims_allowed:
-            self.phase, self.current = CLAIM, taker
-        else:
-            self._after_trick()
+        self.unsorted_up.add(taker)
+
+    def sort_piles(self) -> None:
+        """Put the piles' face-up cards in card order (a trick adds them as played; observations sort)."""
+        for owner in self.unsorted_up:
+            self.pile_up[owner].sort(key=card_sort_key)
+        self.unsorted_up.clear()
 
     def _learn_face_down(self, owner: int, played_by: int, cards) -> None:
         for viewer in range(self.num_seats):
@@ -762,27 +809,39 @@ class BuraMatch:
         """Draw, look for combinations, then the next lead — or the end of a played-out deal."""
         taker, trick_leader = self.leader, self.trick_leader
         due = (trick_leader + 1) % self.num_seats if self._rotate_lead else taker
+        hands = self.hands
         if self.stock and self._draw(trick_leader if self._leader_draws_first else taker):
-            found = resolve_combinations(self.hands, self.trump, self.rules, due)
-            if found is not None:
-                ended, value = self._combination_effect(found, due)
-                if ended or value is None:  # (value is None only when the deal ended with the match)
-                    self._deal_from(value)
-                    return
-                due = value
-        if not any(self.hands):
+            # resolve_combinations' cheap first test inline: most hands drawn to full hold no combination
+            full, start = self.rules.hand, self._combo_start
+            for hand in hands:
+                if len(hand) == full and (start + sum(map(_COUNT_OF, hand))) & _TOPS:
+                    found = resolve_combinations(hands, self.trump, self.rules, due)
+                    if found is not None:
+                        ended, value = self._combination_effect(found, due)
+                        if ended or value is None:  # (value is None only when the deal ended with the match)
+                            self._deal_from(value)
+                            return
+                        due = value
+                    break
+        if not any(hands):
             score = scoring.score_played_out(self.rules, self._team_points(), self._team_tricks())
             self._deal_from(self._end_deal(score))
             return
-        self._start_trick(due)
+        # _start_trick inline, on the path of every trick
+        if not hands[due]:  # a leader without cards (short stock, many players) passes the lead on
+            for seat in self.turn_order[due]:
+                if hands[seat]:
+                    due = seat
+                    break
+        self.leader = due
+        limit = min(map(len, hands))  # lead_limit(leader) in short while every hand holds cards
+        self.leader_limit = limit if limit else self.lead_limit(due)
+        self.phase, self.current = LEAD, due
 
     def _draw(self, taker: int) -> bool:
         """One card at a time, ``taker`` (the trick's taker, or its leader with draw_first=leader) first and
         then clockwise, until hands are full or the stock is empty."""
         stock, hands, size = self.stock, self.hands, self.rules.hand
-        if not stock:
-            return False
-        trump_card = self.trump_card
         draws = []
         # One round per card the shortest hand lacks: in each, every seat still short draws one card.
         for _ in range(size - min(map(len, hands))):
@@ -794,9 +853,10 @@ class BuraMatch:
                     draws.append((seat, card))
         if not draws:
             return False
-        if self.trump_in_stock and trump_card not in stock:  # the trump card was among the cards drawn
+        if len(stock) <= self.trump_at:  # the trump card was among the cards drawn
             self.trump_in_stock = False
-        self._log.append((_draw_event, (self.deal_no, draws, len(stock)), views.view_draw, trump_card))
+            self.trump_at = -1
+        self._log.append((_draw_event, (self.deal_no, draws, len(stock)), views.view_draw, self.trump_card))
         return True
 
     def _team_points(self) -> list[int]:
@@ -838,7 +898,7 @@ class BuraMatch:
             "totals": list(map(self.team_penalties.__getitem__, team_of)),
         }
         self.deal_records.append(record)
-        self._emit({"type": "deal_end", **record})
+        self._log.append((_deal_end_event, record, None, None))
         if self._match_decided():
             self.ended_by = "rules"
         elif self.deal_no >= self.rules.deal_limit:

@@ -42,6 +42,9 @@ def seat_scores(state) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def observation(state, seat: int) -> dict:
+    """What ``seat`` may see now; ``BuraMatch.observation`` is this function."""
+    if seat.__class__ is not int or not 0 <= seat < state.num_seats:
+        state._check_seat(seat)
     phase = state.phase
     to_move = state.current
     seen = state.observation_template.copy()
@@ -65,6 +68,8 @@ def observation(state, seat: int) -> dict:
                  for s, cards, down in state.trick_plays]  # (a face-up set, the lead among them, in short)
         seen["trick"] = {"leader": state.trick_plays[0][0], "plays": plays, "best_seat": state.best_seat,
                          "best_cards": list(state.best_cards), "size": len(state.best_cards)}
+    if state.unsorted_up:
+        state.sort_piles()
     known, face_up = state.known_down[seat], state.pile_up
     seen["piles"] = [{"count": len(pile), "face_up": face_up[owner][:], "face_down_known": known[owner][:]}
                      for owner, pile in enumerate(state.piles)]
