@@ -36,14 +36,15 @@ class RandomBot:
         # ``self.rng.choice(legal_actions)`` written out: the same draws from the same generator (a number
         # of n.bit_length() bits, drawn again until it is below n), without the two calls choice makes;
         # training runs call this bot on every action.
-        count = len(legal_actions if legal_actions is not None else _listed(legal_actions))
+        actions = _listed(legal_actions)
+        count = len(actions)
         if not count:
             raise IndexError("Cannot choose from an empty sequence")
         bits = count.bit_length()
         index = self._bits(bits)
         while index >= count:
             index = self._bits(bits)
-        return legal_actions[index]
+        return actions[index]
 
 
 class GreedyBot:
