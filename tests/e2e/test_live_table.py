@@ -246,7 +246,9 @@ def test_a_ladder_match_is_watched_live_and_its_moves_arrive(live_server, page, 
     options = page.eval_on_selector_all("#rv-seat option", "els => els.map(e => e.value)")
     assert options[0] == "all"
     first = int(page.get_attribute("#replay-viewer", "data-live-steps"))
-    page.wait_for_function(f"() => Number(document.querySelector('#replay-viewer').dataset.liveSteps) > {first} + 2")
+    # Moves arrive without a reload. One more is what every deal guarantees: a random bot's claim can end a
+    # match a few actions after the page opens, so waiting for three flaked with some seeds.
+    page.wait_for_function(f"() => Number(document.querySelector('#replay-viewer').dataset.liveSteps) > {first}")
     screenshot(page, "ladder-watched-live")
     worker.join(timeout=120)
     page.wait_for_selector("#replay-viewer.ready:not([data-live-url])", timeout=20_000)
