@@ -827,16 +827,7 @@ class BuraMatch:
             score = scoring.score_played_out(self.rules, self._team_points(), self._team_tricks())
             self._deal_from(self._end_deal(score))
             return
-        # _start_trick inline, on the path of every trick
-        if not hands[due]:  # a leader without cards (short stock, many players) passes the lead on
-            for seat in self.turn_order[due]:
-                if hands[seat]:
-                    due = seat
-                    break
-        self.leader = due
-        limit = min(map(len, hands))  # lead_limit(leader) in short while every hand holds cards
-        self.leader_limit = limit if limit else self.lead_limit(due)
-        self.phase, self.current = LEAD, due
+        self._start_trick(due)
 
     def _draw(self, taker: int) -> bool:
         """One card at a time, ``taker`` (the trick's taker, or its leader with draw_first=leader) first and
