@@ -136,76 +136,83 @@ def _draw_event(data: tuple) -> dict:
             "stock": stock}
 
 
+# Every attribute of a match: its slots, and what a deep copy copies.
+_FIELDS = (
+    "_built",
+    "_claims_allowed",
+    "_combo_start",
+    "_issued",
+    "_leader_draws_first",
+    "_log",
+    "_may_hide",
+    "_mixed_sets",
+    "_others_after",
+    "_rotate_lead",
+    "_shown_to_taker",
+    "announced",
+    "best_cards",
+    "best_seat",
+    "claim_target",
+    "current",
+    "deal_no",
+    "deal_records",
+    "dealer",
+    "deals_played",
+    "ended_by",
+    "forced_lead",
+    "hands",
+    "known_down",
+    "leader",
+    "leader_limit",
+    "multiplier",
+    "num_seats",
+    "observation_template",
+    "phase",
+    "pile_down",
+    "pile_up",
+    "piles",
+    "responders",
+    "revealed",
+    "rubber",
+    "rules",
+    "seat_scores",
+    "seed",
+    "stock",
+    "team_of",
+    "team_penalties",
+    "team_wins",
+    "teams",
+    "trick_cards",
+    "trick_down",
+    "trick_leader",
+    "trick_plays",
+    "tricks_won",
+    "trump",
+    "trump_at",
+    "trump_card",
+    "trump_in_stock",
+    "turn_order",
+    "unsorted_up",
+)
+
+
 class BuraMatch:
     """The match state the referee drives: ``to_move``, ``observation``, ``legal_actions``, ``apply``…"""
 
     # Slots, because the match has more attributes than an instance dict shares keys for (30), and the
     # interpreter reads a slot faster than a key of an unshared dict; every trick reads dozens of them.
-    __slots__ = (
-        "_built",
-        "_claims_allowed",
-        "_combo_start",
-        "_issued",
-        "_leader_draws_first",
-        "_log",
-        "_may_hide",
-        "_mixed_sets",
-        "_others_after",
-        "_rotate_lead",
-        "_shown_to_taker",
-        "announced",
-        "best_cards",
-        "best_seat",
-        "claim_target",
-        "current",
-        "deal_no",
-        "deal_records",
-        "dealer",
-        "deals_played",
-        "ended_by",
-        "forced_lead",
-        "hands",
-        "known_down",
-        "leader",
-        "leader_limit",
-        "multiplier",
-        "num_seats",
-        "observation_template",
-        "phase",
-        "pile_down",
-        "pile_up",
-        "piles",
-        "responders",
-        "revealed",
-        "rubber",
-        "rules",
-        "seat_scores",
-        "seed",
-        "stock",
-        "team_of",
-        "team_penalties",
-        "team_wins",
-        "teams",
-        "trick_cards",
-        "trick_down",
-        "trick_leader",
-        "trick_plays",
-        "tricks_won",
-        "trump",
-        "trump_at",
-        "trump_card",
-        "trump_in_stock",
-        "turn_order",
-        "unsorted_up",
-    )
+    __slots__ = _FIELDS
 
-    def __init__(self, rules: Rules, seed: int):
+    def __init__(self, rules: Any, seed: Any, *, deal: bool = True):
+        """The match of ``(rules, seed)`` at its first decision; ``deal=False``: an empty table (``from_position``)."""
         self._setup(rules, seed)
+        if not deal:
+            return
         first_dealer = SeededRandom(derive_seed(self.seed, 0)).below(self.num_seats)
         self._deal_from(first_dealer)
 
     # ------------------------------------------------------------------ setup
-    def _setup(self, rules: Rules, seed: int) -> None:
+    def _setup(self, rules: Any, seed: Any) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be bura Rules, not {type(rules).__name__}")
         self.rules = rules
@@ -299,8 +306,7 @@ class BuraMatch:
         shuffles deal ``deal + 1`` from ``seed``). Otherwise ``leader`` leads next. ``tricks``: per seat, the
         tricks taken so far (default: 1 for a seat with a pile, else 0; it matters for ``no_trick_penalty``).
         """
-        state = cls.__new__(cls)
-        state._setup(rules, seed)
+        state = cls(rules, seed, deal=False)
         n = state.num_seats
         piles = piles or [[] for _ in range(n)]
         face_down = face_down or [[] for _ in range(n)]
@@ -342,6 +348,11 @@ class BuraMatch:
     def clone(self) -> BuraMatch:
         return copy.deepcopy(self)
 
+    def __reduce__(self) -> tuple:
+        # Field by field, for pickle and deepcopy: a compiled match (mypyc) has no instance dict and no
+        # argument-free constructor for their default way.
+        return _rebuilt, (self.rules, self.seed, tuple(getattr(self, name) for name in _FIELDS))
+
     # ------------------------------------------------------------------ the contract
     def to_move(self) -> int | None:
         return self.current
@@ -349,10 +360,10 @@ class BuraMatch:
     def is_over(self) -> bool:
         return self.phase == OVER
 
-    # views.observation itself (it checks the seat): one call less on the path of every observation.
-    observation = views.observation
+    def observation(self, seat: Any) -> dict:
+        return views.observation(self, seat)
 
-    def legal_actions(self, seat: int) -> list[dict]:
+    def legal_actions(self, seat: Any) -> list[dict]:
         if seat is not self.current:  # the seat to move is the very int object stored as ``current``
             self._check_seat(seat)
             if seat != self.current:
@@ -398,7 +409,7 @@ class BuraMatch:
         self._issued = (actions, sets, _BOTH_WAYS if may_hide else _FACE_UP)
         return actions
 
-    def apply(self, seat: int, action: dict) -> None:
+    def apply(self, seat: Any, action: Any) -> None:
         phase = self.phase
         if phase == OVER:
             self._issued = None
@@ -449,7 +460,7 @@ class BuraMatch:
             cards, face_down = self._check_response(seat, action)
             self._respond(seat, cards, face_down)
 
-    def events(self, seat: int | None, start: int = 0) -> list[dict]:
+    def events(self, seat: Any, start: Any = 0) -> list[dict]:
         if seat is not None:
             self._check_seat(seat)
         built = self._built
@@ -482,7 +493,7 @@ class BuraMatch:
         }
 
     # ------------------------------------------------------------------ validation
-    def _check_seat(self, seat) -> None:
+    def _check_seat(self, seat: Any) -> None:
         if type(seat) is not int or not 0 <= seat < self.num_seats:
             raise ValueError(f"seat must be an integer from 0 to {self.num_seats - 1}, not {seat!r}")
 
@@ -930,3 +941,11 @@ class BuraMatch:
             if self.team_of[seat] in wanted:
                 return seat
         return self.dealer
+
+
+def _rebuilt(rules: Rules, seed: int, values: tuple) -> BuraMatch:
+    """A match from ``BuraMatch.__reduce__``'s fields."""
+    state = BuraMatch(rules, seed, deal=False)
+    for name, value in zip(_FIELDS, values, strict=True):
+        setattr(state, name, value)
+    return state

@@ -12,16 +12,21 @@ Event views are plain module functions over the stored full event, so the log st
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from arena.games.base import HIDDEN
 
+if TYPE_CHECKING:  # (the match imports this module; typed, compiled access to its fields is much faster)
+    from arena.games.bura.state import BuraMatch
 
-def seat_knows_face_down(state, seat: int, pile_owner: int, played_by: int) -> bool:
+
+def seat_knows_face_down(state: BuraMatch, seat: int, pile_owner: int, played_by: int) -> bool:
     if played_by == seat or pile_owner in state.revealed:
         return True
     return pile_owner == seat and state.rules.discard == "shown_to_taker"
 
 
-def observation_template(state) -> dict:
+def observation_template(state: BuraMatch) -> dict:
     """The observation's keys in their order, with the values that stay the same until the deal ends.
 
     Copying a prepared dict and filling in its values costs far less than building a 23-key dict anew,
@@ -35,13 +40,13 @@ def observation_template(state) -> dict:
             "deals_won": None, "match_points": None, "multiplier": state.multiplier}
 
 
-def seat_scores(state) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def seat_scores(state: BuraMatch) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Per seat, its team's penalties and deals won: the same for every viewer, kept until a deal ends."""
     team_of = state.team_of
     return (tuple(map(state.team_penalties.__getitem__, team_of)), tuple(map(state.team_wins.__getitem__, team_of)))
 
 
-def observation(state, seat: int) -> dict:
+def observation(state: BuraMatch, seat: Any) -> dict:
     """What ``seat`` may see now; ``BuraMatch.observation`` is this function."""
     if seat.__class__ is not int or not 0 <= seat < state.num_seats:
         state._check_seat(seat)
