@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-site test-docker lint bench train clean system-deps browser-deps
+.PHONY: run test test-site test-docker lint bench train clean system-deps browser-deps engines
 
 # The virtualenv is created once; packages are (re)installed only when pyproject.toml changes, so a
 # second `make` starts at once.
@@ -16,6 +16,18 @@ $(STAMP): pyproject.toml
 	@# every tool the virtualenv runs: lint-imports, mypy, pytest, celery.
 	$(BIN)/python -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'kozyr-platform.pth').write_text('$(CURDIR)/platform\\n')"
 	@touch $(STAMP)
+
+# The game engines compiled with mypyc from their own source (arena/games/compiled.py), several times faster
+# for matches and training. Rebuilt when a source changes; a family whose source changed since its build
+# runs as plain Python, and so does everything when no C compiler is here (the build says why).
+ENGINE_SOURCES := $(wildcard arena/games/*.py arena/games/*/*.py)
+ENGINES := build/engines/.built
+$(ENGINES): $(STAMP) $(ENGINE_SOURCES)
+	@$(BIN)/arena engines build >/dev/null && touch $@ || \
+	  echo "warning: the engines were not compiled (see above); they run as plain Python"
+
+engines: $(ENGINES)
+	@$(BIN)/arena engines status
 
 # bubblewrap isolates uploaded bots, podman + runc run the container backend; installed once if missing
 # (root on Debian).
@@ -44,7 +56,7 @@ run: export HOST ?= 127.0.0.1
 run: export PORT ?= 8000
 run: export WORKER_CONCURRENCY ?= 2
 run: export LOG_LEVEL ?= WARNING
-run: $(STAMP) system-deps
+run: $(STAMP) $(ENGINES) system-deps
 	$(BIN)/python manage.py local_setup
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	@mkdir -p "$$KOZYR_VAR_DIR/run" "$$KOZYR_VAR_DIR/log"
@@ -59,13 +71,15 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/python manage.py makemigrations --check --dry-run --verbosity 0
 
-# Needs PostgreSQL and Redis on 127.0.0.1: started first when they are installed but down.
-test: $(STAMP) system-deps browser-deps lint
+# Needs PostgreSQL and Redis on 127.0.0.1: started first when they are installed but down. The suite runs
+# the engines' Python source, which coverage can see; tests/arena/test_compiled_engines.py runs the engine
+# tests again on the compiled build, and make test-site runs the whole site on it.
+test: $(STAMP) $(ENGINES) system-deps browser-deps lint
 	tests/start-services.sh
-	$(BIN)/python -m pytest -m "not site" --durations=25 --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
+	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "not site" --durations=25 --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
 
 # The site-level runs (several minutes of real processes under faults): CI runs them after make test.
-test-site: $(STAMP) system-deps
+test-site: $(STAMP) $(ENGINES) system-deps
 	tests/start-services.sh
 	$(BIN)/python -m pytest -m site -p no:cacheprovider
 
@@ -81,7 +95,7 @@ test-docker: $(STAMP) system-deps
 
 # Figures for docs/benchmarks.md; slow, never part of `make test`. The soaks run on their own:
 # bench/soak.py --minutes 30 (PostgreSQL + Redis under faults), bench/embedded_soak.py --minutes 30.
-bench: $(STAMP) system-deps
+bench: $(STAMP) $(ENGINES) system-deps
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/strength.py
@@ -101,7 +115,7 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/remote_latency.py --decisions 300 --idle 100
 
 # The learning example (examples/training/): two CPU minutes from scratch, then an uploadable bot in out/.
-train: $(STAMP)
+train: $(STAMP) $(ENGINES)
 	$(BIN)/python examples/training/train.py --minutes 2 --eval-seeds 300 --out out/bura-learner
 
 clean:

@@ -19,7 +19,7 @@ from arena import replay as replays
 from arena.bots import bots_for
 from arena.botspec import BUILTIN_PREFIX, BotSpec, BotSpecError, build_plan, built, parse_bot
 from arena.cards import MAX_SEED
-from arena.games import all_presets, new_match, resolve
+from arena.games import all_presets, compiled, new_match, resolve
 from arena.games.base import RuleOptionError
 from arena.games.options import describe, rules_to_dict
 from arena.protocol import OK, printable
@@ -104,6 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--seat", type=int, help="show only what this seat saw")
 
     sub.add_parser("showcase", help="play a short match between built-in bots for every preset")
+
+    engines = sub.add_parser("engines", help="compile the game engines with mypyc (make does), or show their state")
+    engines.add_argument("action", choices=("status", "build"), nargs="?", default="status",
+                         help="status (default): compiled or Python per family, and why; build: compile them")
+    engines.add_argument("families", nargs="*", metavar="FAMILY",
+                         help=f"families to build (default all: {', '.join(compiled.FAMILIES)})")
+    engines.add_argument("--verbose", action="store_true", help="show the compiler's output")
     client.add_commands(sub)
     return parser
 
@@ -113,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         commands = {"games": cmd_games, "play": cmd_play, "replay": cmd_replay, "showcase": cmd_showcase,
+                    "engines": cmd_engines,
                     **dict.fromkeys(client.COMMANDS, client.run)}
         return commands[args.command](args)
     except (UsageError, BotSpecError, RuleOptionError, replays.ReplayError, ValueError) as err:
@@ -124,6 +132,26 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
+
+
+# ---- arena engines ---------------------------------------------------------------------------------------
+
+def cmd_engines(args: argparse.Namespace) -> int:
+    if args.action == "build":
+        unknown = [f for f in args.families if f not in compiled.FAMILIES]
+        if unknown:
+            raise UsageError(f"unknown engine family {unknown[0]!r}; families: {', '.join(compiled.FAMILIES)}")
+        try:
+            compiled.build(args.families or None, verbose=args.verbose)
+        except RuntimeError as exc:
+            print(f"arena: the engines stay plain Python: {printable(str(exc))}", file=sys.stderr)
+            return 1
+    elif args.families:
+        raise UsageError("`arena engines status` takes no families")
+    print(f"KOZYR_ENGINES={compiled.mode()}; builds in {compiled.BUILD_DIR}")
+    for family in compiled.FAMILIES:
+        print(f"{family:<8} {compiled.check(family)[1]}")
+    return 0
 
 
 # ---- arena games -----------------------------------------------------------------------------------------

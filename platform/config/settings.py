@@ -21,12 +21,12 @@ REPO_DIR = PLATFORM_DIR.parent
 BASE_DIR = PLATFORM_DIR
 
 env = Environment()
-# KOZYR_* variables that the sandbox package (which knows nothing of Django) reads itself, and the test
-# suite's own switches: known, so not reported as typos.
+# KOZYR_* variables that the sandbox and arena packages (which know nothing of Django) read themselves, and
+# the test suite's own switches: known, so not reported as typos.
 READ_BY_THE_SANDBOX = ("KOZYR_CONTAINER_ENGINE", "KOZYR_CONTAINER_RUNTIME", "KOZYR_CONTAINER_STORAGE_DRIVER",
                        "KOZYR_SANDBOX_DOCKER_IMAGE", "KOZYR_SANDBOX_STATE_DIR", "KOZYR_SANDBOX_UIDS",
                        "KOZYR_SANDBOX_ACCEPT_WEAKER", "KOZYR_SANDBOX_NATIVE_LAUNCHER", "KOZYR_SANDBOX_BACKEND",
-                       "KOZYR_SANDBOX_BACKENDS")
+                       "KOZYR_SANDBOX_BACKENDS", "KOZYR_ENGINES", "KOZYR_ENGINES_DIR")
 
 try:
     KOZYR_ENV = env.choice("KOZYR_ENV", "local", ("local", "production"))
