@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import sandbox  # the runner is where arena meets the sandbox: its public API only
-from arena import builds, client, stats
+from arena import builds, client, compiled, stats
 from arena import replay as replays
 from arena.bots import bots_for
 from arena.botspec import BUILTIN_PREFIX, BotSpec, BotSpecError, build_plan, built, parse_bot
 from arena.cards import MAX_SEED
-from arena.games import all_presets, compiled, new_match, resolve
+from arena.games import all_presets, new_match, resolve
 from arena.games.base import RuleOptionError
 from arena.games.options import describe, rules_to_dict
 from arena.protocol import OK, printable

@@ -11,11 +11,8 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from arena.games import compiled
 from arena.games.base import RuleOptionError
 from arena.games.options import with_options
-
-compiled.install()  # before any family is imported: a current compiled build of it is used (compiled.py)
 
 GAME_MODULES: dict[str, str] = {
     "bura": "arena.games.bura",

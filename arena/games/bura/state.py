@@ -141,6 +141,7 @@ _FIELDS = (
     "_built",
     "_claims_allowed",
     "_combo_start",
+    "_hand_size",
     "_issued",
     "_leader_draws_first",
     "_log",
@@ -222,6 +223,7 @@ class BuraMatch:
         self._may_hide = rules.discard != "open"  # responses may be played face down
         self._rotate_lead = rules.next_lead == "rotate"
         self._leader_draws_first = rules.draw_first == "leader"
+        self._hand_size = rules.hand  # a full hand, read by every draw
         n = self.num_seats = rules.players
         # turn_order[s]: every seat clockwise starting with s (the order of leading, responding and drawing)
         self.turn_order = [tuple((s + i) % n for i in range(n)) for s in range(n)]
@@ -823,7 +825,7 @@ class BuraMatch:
         hands = self.hands
         if self.stock and self._draw(trick_leader if self._leader_draws_first else taker):
             # resolve_combinations' cheap first test inline: most hands drawn to full hold no combination
-            full, start = self.rules.hand, self._combo_start
+            full, start = self._hand_size, self._combo_start
             for hand in hands:
                 if len(hand) == full and (start + sum(map(_COUNT_OF, hand))) & _TOPS:
                     found = resolve_combinations(hands, self.trump, self.rules, due)
@@ -843,7 +845,7 @@ class BuraMatch:
     def _draw(self, taker: int) -> bool:
         """One card at a time, ``taker`` (the trick's taker, or its leader with draw_first=leader) first and
         then clockwise, until hands are full or the stock is empty."""
-        stock, hands, size = self.stock, self.hands, self.rules.hand
+        stock, hands, size = self.stock, self.hands, self._hand_size
         draws = []
         # One round per card the shortest hand lacks: in each, every seat still short draws one card.
         for _ in range(size - min(map(len, hands))):

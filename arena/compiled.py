@@ -1,4 +1,4 @@
-"""Compiled engines: a game family's modules built with mypyc, used only while their source is unchanged.
+"""Compiled engines: the game engines' modules built with mypyc, used only while their source is unchanged.
 
 Training runs millions of deals, so the engines' hot paths (legal actions, apply, observation) are
 compiled to C with mypyc from the very same Python source: same code, same outputs (the golden digests
@@ -7,9 +7,10 @@ source stays the reference and the fallback:
 
 * ``arena engines build`` (run by ``make``) compiles every family of ``FAMILIES`` into
   ``build/engines/<family>/`` beside a manifest of the sources' SHA-256 digests.
-* ``install()`` (run when ``arena.games`` is imported) puts a finder in front of the import system that
-  loads a family's compiled modules only when its manifest matches this interpreter and every one of
-  its sources byte for byte. A family edited since its build runs as Python; nothing stale ever runs.
+* ``install()`` (run when ``arena`` is imported, before any engine module) puts a finder in front of the
+  import system that loads a family's compiled modules only when its manifest matches this interpreter
+  and every one of its sources byte for byte. A family edited since its build runs as Python; nothing
+  stale ever runs.
 * ``KOZYR_ENGINES`` chooses: ``auto`` (the default: compiled where built and current), ``python``
   (never compiled: coverage, debugging), ``compiled`` (an import of a family that is not built and
   current fails, naming why: what benchmarks and the compiled test run ask for).
@@ -32,12 +33,12 @@ from functools import partial
 from pathlib import Path
 
 FAMILIES: dict[str, tuple[str, ...]] = {
-    "bura": ("arena.games.bura.ranking", "arena.games.bura.combos", "arena.games.bura.scoring",
+    "bura": ("arena.cards", "arena.games.bura.ranking", "arena.games.bura.combos", "arena.games.bura.scoring",
              "arena.games.bura.views", "arena.games.bura.state"),
 }
 
 MODES = ("auto", "python", "compiled")
-ARENA = Path(__file__).resolve().parent.parent
+ARENA = Path(__file__).resolve().parent
 BUILD_DIR = Path(os.environ.get("KOZYR_ENGINES_DIR") or ARENA.parent / "build" / "engines")
 MANIFEST = "manifest.json"
 
