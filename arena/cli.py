@@ -144,7 +144,7 @@ def cmd_engines(args: argparse.Namespace) -> int:
         try:
             compiled.build(args.families or None, verbose=args.verbose)
         except RuntimeError as exc:
-            print(f"arena: the engines stay plain Python: {printable(str(exc))}", file=sys.stderr)
+            print(f"arena: the engines stay plain Python: {exc}", file=sys.stderr)  # (our own build's output)
             return 1
     elif args.families:
         raise UsageError("`arena engines status` takes no families")

@@ -34,7 +34,10 @@ from pathlib import Path
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     "bura": ("arena.cards", "arena.games.bura.ranking", "arena.games.bura.combos", "arena.games.bura.scoring",
-             "arena.games.bura.views", "arena.games.bura.state"),
+             "arena.games.bura.views", "arena.games.bura.state", "arena.bots.bura"),
+    "kozel": ("arena.games.kozel.scoring", "arena.games.kozel.views", "arena.games.kozel.state"),
+    "burraco": ("arena.games.burraco.scoring", "arena.games.burraco.melds", "arena.games.burraco.views",
+                "arena.games.burraco.state"),
 }
 
 MODES = ("auto", "python", "compiled")

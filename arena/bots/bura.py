@@ -32,7 +32,7 @@ class RandomBot:
         self.rng = random.Random(seed)
         self._bits = self.rng.getrandbits
 
-    def act(self, observation: dict, legal_actions: list[dict] | None) -> dict:
+    def act(self, observation: dict | None, legal_actions: list[dict] | None) -> dict:
         # ``self.rng.choice(legal_actions)`` written out: the same draws from the same generator (a number
         # of n.bit_length() bits, drawn again until it is below n), without the two calls choice makes;
         # training runs call this bot on every action.

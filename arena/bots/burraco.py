@@ -118,7 +118,7 @@ class _Bot:
         self.rules = rules
         self.rng = random.Random(seed)
         self._decoded: dict = {}
-        self._deal = None
+        self._deal: int | None = None
 
     def decoded_melds(self, observation: dict) -> dict:
         if observation["deal"] != self._deal:

@@ -70,3 +70,23 @@ class MatchState(Protocol):
 
 
 HIDDEN = "??"
+
+
+def fields_of(state: object) -> dict[str, Any]:
+    """Every attribute a match has set, by name, for copies and pickles: its instance dict, or, for a class
+    compiled with mypyc (which has none, see arena/compiled.py), the attributes its class declares."""
+    names = getattr(type(state), "__mypyc_attrs__", None)
+    if names is None:
+        return dict(vars(state))
+    found = {}
+    for name in names:
+        try:
+            found[name] = getattr(state, name)
+        except AttributeError:  # (declared, never set on this match)
+            continue
+    return found
+
+
+def set_fields(state: object, values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        setattr(state, name, value)

@@ -370,6 +370,10 @@ class BuraMatch:
             self._check_seat(seat)
             if seat != self.current:
                 return []
+        return self._legal_actions(seat)
+
+    def _legal_actions(self, seat: int) -> list[dict]:
+        """``legal_actions`` for the seat to move (an int, where it is compiled: a machine integer)."""
         phase = self.phase
         if phase == CLAIM:
             return [{"type": CLAIM}, {"type": PASS}]
@@ -424,17 +428,18 @@ class BuraMatch:
             # One of the dicts the last ``legal_actions`` call listed for this decision, still reading as it
             # was listed, is played without validating it again; anything else is validated in full below.
             actions, sets, downs = issued
+            # (``listed``, not ``action``, is read below: the same dict, known to be one where it is compiled)
             for i, listed in enumerate(actions):
                 if listed is action:
-                    raw = action.get("cards")
+                    raw = listed.get("cards")
                     if downs:  # responses, a face-up and a face-down dict per set with discard other than open
                         down = downs[i % len(downs)]
                         cards = sets[i // len(downs)]
-                        if (len(action) == 3 and action.get("type") is RESPOND and action.get("face_down") is down
+                        if (len(listed) == 3 and listed.get("type") is RESPOND and listed.get("face_down") is down
                                 and raw.__class__ is list and tuple(raw) == cards):
                             self._respond(seat, cards, cards if down else ())
                             return
-                    elif len(action) == 2 and action.get("type") is LEAD and raw.__class__ is list:  # leads
+                    elif len(listed) == 2 and listed.get("type") is LEAD and raw.__class__ is list:  # leads
                         cards = sets[i]
                         if tuple(raw) == cards:
                             self._lead(seat, cards)
@@ -442,7 +447,8 @@ class BuraMatch:
                     break
         elif phase == CLAIM and action.__class__ is dict and len(action) == 1:
             # The common answer, a plain {"type": "pass"} or {"type": "claim"}: the shape check in short.
-            kind = action.get("type")
+            answer: dict = action
+            kind = answer.get("type")
             if kind == PASS:  # _pass_claim inline, on the path of every trick
                 self._log.append((_pass_event, (self.deal_no, seat), None, None))
                 self._after_trick()

@@ -50,6 +50,11 @@ def observation(state: BuraMatch, seat: Any) -> dict:
     """What ``seat`` may see now; ``BuraMatch.observation`` is this function."""
     if seat.__class__ is not int or not 0 <= seat < state.num_seats:
         state._check_seat(seat)
+    return _observation(state, seat)
+
+
+def _observation(state: BuraMatch, seat: int) -> dict:
+    """``observation`` for a seat known to be one (an int, where it is compiled: a machine integer)."""
     phase = state.phase
     to_move = state.current
     seen = state.observation_template.copy()

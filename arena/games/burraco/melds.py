@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from arena.cards import JOKER
 from arena.games.burraco.scoring import cards_value
@@ -42,6 +42,11 @@ class MeldError(ValueError):
         super().__init__(message)
         self.rule = rule
         self.detail = message
+
+
+def _meld(meld_id: int, team: int, kind: str, cards: tuple[str, ...], wild: int | None, rank: str | None,
+          suit: str | None, low: int) -> Meld:
+    return Meld(meld_id, team, kind, cards, wild, rank=rank, suit=suit, low=low)
 
 
 def is_wild(card: str) -> bool:
@@ -67,6 +72,10 @@ class Meld:
         self.suit = suit
         self.low = low
         self._json: dict | None = None
+
+    def __reduce__(self) -> tuple:
+        # For pickle and deepcopy (a compiled Meld has no argument-free constructor); _json is a cache.
+        return _meld, (self.id, self.team, self.kind, self.cards, self.wild, self.rank, self.suit, self.low)
 
     @property
     def clean(self) -> bool:
@@ -302,7 +311,7 @@ def _solve_sequence(fixed: dict[int, str], loose: list[str], suit: str, wild_as:
     for reading in itertools.product(*(_readings(c, suit) for c in loose)):
         positions = dict(fixed)
         wilds = []
-        failure = None
+        failure: Any = None  # a failure code, or what _place_wild found: (sort key, result)
         for card, pos in zip(loose, reading, strict=True):
             if pos is None:
                 wilds.append(card)

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Sequence
+from typing import Any
 
 from arena.cards import BURRACO_DECK, CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
-from arena.games.base import HIDDEN, IllegalAction
+from arena.games.base import HIDDEN, IllegalAction, fields_of, set_fields
 from arena.games.burraco import views
 from arena.games.burraco.melds import Meld, MeldError, extend_meld, is_wild, make_meld
 from arena.games.burraco.rules import STOCK_END, Rules
@@ -62,7 +63,7 @@ def turn_end_problem(hand_after: Sequence[str], locked: str | None, team_took_po
 class BurracoState:
     """The whole match (hands until a team reaches the target). See the module docstring for turns."""
 
-    def __init__(self, rules: Rules, seed: int, *, deal: bool = True):
+    def __init__(self, rules: Any, seed: Any, *, deal: bool = True):
         if not isinstance(rules, Rules):
             raise TypeError("rules must be burraco Rules")
         self.rules = rules
@@ -160,7 +161,7 @@ class BurracoState:
     def team_of(self, seat: int) -> int:
         return self._team_of[seat]
 
-    def legal_actions(self, seat: int) -> None:
+    def legal_actions(self, seat: Any) -> None:
         """Too many to list (every meld of every subset of the hand); ``apply`` validates."""
         return None
 
@@ -169,12 +170,12 @@ class BurracoState:
         only grow, so the team's burraco flag never needs to be taken back."""
         return self._has_burraco[team] or (new is not None and new.team == team and new.is_burraco)
 
-    def observation(self, seat: int) -> dict:
+    def observation(self, seat: Any) -> dict:
         return views.observation(self, seat)
 
     # ------------------------------------------------------------------------------------------ acting
 
-    def apply(self, seat: int, action: dict) -> None:
+    def apply(self, seat: Any, action: Any) -> None:
         if self.finished:
             raise IllegalAction("match-over", "the match is over")
         if seat != self.current:
@@ -403,14 +404,14 @@ class BurracoState:
             "deals": list(self.deals),
         }
 
-    def events(self, seat: int | None, start: int = 0) -> list[dict]:
+    def events(self, seat: Any, start: Any = 0) -> list[dict]:
         if seat is None:
             return [full for full, _ in self._log[start:]]
         return [full if per_seat is None else per_seat[seat] for full, per_seat in self._log[start:]]
 
     def clone(self) -> BurracoState:
-        other = object.__new__(BurracoState)
-        other.__dict__.update(self.__dict__)
+        other = BurracoState(self.rules, self.seed, deal=False)
+        set_fields(other, fields_of(self))
         other.totals = list(self.totals)
         other.deals = list(self.deals)
         other._log = list(self._log)
@@ -424,6 +425,17 @@ class BurracoState:
         other._meld_views = list(self._meld_views)
         other._has_burraco = list(self._has_burraco)
         return other
+
+    def __reduce__(self) -> tuple:
+        # For pickle and deepcopy: a compiled match (mypyc) has no instance dict for their default way.
+        return _rebuilt, (self.rules, self.seed, fields_of(self))
+
+
+def _rebuilt(rules: Rules, seed: int, values: dict) -> BurracoState:
+    """A match from ``BurracoState.__reduce__``'s fields."""
+    state = BurracoState(rules, seed, deal=False)
+    set_fields(state, values)
+    return state
 
 
 def _cards_of(value: object) -> list[str]:

@@ -14,7 +14,7 @@ from itertools import combinations
 from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, parse_cards, shuffled
-from arena.games.base import IllegalAction
+from arena.games.base import IllegalAction, fields_of, set_fields
 from arena.games.kozel import views
 from arena.games.kozel.cards import TABLES, TRUMP
 from arena.games.kozel.rules import Rules
@@ -45,12 +45,16 @@ PLAY_ACTIONS = {c: {"type": PLAY, "card": c} for table in TABLES.values() for c 
 class KozelState:
     """A whole match. Seats 0..n-1 clockwise; the seat to the left of seat s is s+1."""
 
-    def __init__(self, rules: Rules, seed: int):
+    def __init__(self, rules: Any, seed: Any, *, deal: bool = True):
+        """The match of ``(rules, seed)`` at its first decision; ``deal=False``: nothing dealt yet, for
+        ``from_position``, copies and pickles."""
         self._setup(rules, seed)
+        if not deal:
+            return
         self._dealer = SeededRandom(derive_seed(self.seed, LOT)).below(self.num_seats)
         self._deal_next()
 
-    def _setup(self, rules: Rules, seed: int) -> None:
+    def _setup(self, rules: Any, seed: Any) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"kozel needs kozel Rules, not {type(rules).__name__}")
         self.rules = rules
@@ -86,8 +90,7 @@ class KozelState:
         ``multiplier`` (or ``doubled`` for 2) is the pending doubling. Later hands are dealt from ``seed`` as
         usual, numbered from ``deal + 1``.
         """
-        state = cls.__new__(cls)
-        state._setup(rules, seed)
+        state = cls(rules, seed, deal=False)
         n = state.num_seats
         hands = [parse_cards(h) for h in hands]
         won = [parse_cards(w) for w in won] if won is not None else [[] for _ in range(n)]
@@ -123,8 +126,8 @@ class KozelState:
         return state
 
     def clone(self) -> KozelState:
-        other = self.__class__.__new__(self.__class__)
-        other.__dict__.update(self.__dict__)
+        other = KozelState(self.rules, self.seed, deal=False)
+        set_fields(other, fields_of(self))
         other._scores = list(self._scores)
         other._deals = list(self._deals)  # finished deal records are never changed
         other._log = list(self._log)  # logged events are never changed
@@ -139,6 +142,10 @@ class KozelState:
         other._side_tricks = list(self._side_tricks)
         other._templates = list(self._templates)  # templates are only ever copied, never changed
         return other
+
+    def __reduce__(self) -> tuple:
+        # For pickle and deepcopy: a compiled match (mypyc) has no instance dict for their default way.
+        return _rebuilt, (self.rules, self.seed, fields_of(self))
 
     # ------------------------------------------------------------------ dealing
 
@@ -276,7 +283,7 @@ class KozelState:
         following = [c for c in hand if kind[c] == led]
         return following or list(hand)
 
-    def legal_actions(self, seat: int) -> list[dict[str, Any]]:
+    def legal_actions(self, seat: Any) -> list[dict[str, Any]]:
         if seat != self._turn or self._over:
             return []
         if self._phase == PLAY:  # the common case first: asked before every card played
@@ -288,7 +295,7 @@ class KozelState:
             return [{"type": "widow", "take": True}, {"type": "widow", "take": False}]
         return [{"type": "discard", "cards": [a, b]} for a, b in combinations(self._hands[seat], 2)]
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: Any) -> dict[str, Any]:
         if seat.__class__ is not int or not 0 <= seat < self.num_seats:
             self._check_seat(seat)
         return views.observation(self, seat)
@@ -298,7 +305,7 @@ class KozelState:
         every seat alone; none while the widow decision is pending."""
         return [side[:] for side in self._sides]
 
-    def apply(self, seat: int, action: dict[str, Any]) -> None:
+    def apply(self, seat: Any, action: Any) -> None:
         # The common case first, checked in as few steps as possible: the seat to move plays a card it holds
         # and may play (``action`` equal to one of the prepared play actions). Anything else goes the long
         # way, which checks everything in order and names the rule broken.
@@ -317,7 +324,7 @@ class KozelState:
                     return
         self._apply_checked(seat, action)
 
-    def _apply_checked(self, seat: int, action: dict[str, Any]) -> None:
+    def _apply_checked(self, seat: Any, action: Any) -> None:
         if self._over:
             raise IllegalAction("match-over", "the match is over")
         if seat.__class__ is not int or seat != self._turn:
@@ -533,7 +540,7 @@ class KozelState:
     def _log_private(self, full: dict, owner: int, key: str) -> None:
         self._log.append((full, (owner, key)))
 
-    def events(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+    def events(self, seat: Any, start: Any = 0) -> list[dict[str, Any]]:
         if seat is not None:
             self._check_seat(seat)
         found = []
@@ -575,3 +582,10 @@ _SIDES: dict[tuple[int, str, int | None], tuple[list[int], list[list[int]]]] = {
 
 def new_match(rules: Rules, seed: int) -> KozelState:
     return KozelState(rules, seed)
+
+
+def _rebuilt(rules: Rules, seed: int, values: dict) -> KozelState:
+    """A match from ``KozelState.__reduce__``'s fields."""
+    state = KozelState(rules, seed, deal=False)
+    set_fields(state, values)
+    return state
