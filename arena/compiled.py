@@ -42,7 +42,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 
 MODES = ("auto", "python", "compiled")
 ARENA = Path(__file__).resolve().parent
-BUILD_DIR = Path(os.environ.get("KOZYR_ENGINES_DIR") or ARENA.parent / "build" / "engines")
+# A checkout builds beside its sources (build/ is ignored by git); an installed arena into its environment.
+_DEFAULT_DIR = (ARENA.parent / "build" / "engines" if (ARENA.parent / "pyproject.toml").is_file()
+                else Path(sys.prefix) / "kozyr-engines")
+BUILD_DIR = Path(os.environ.get("KOZYR_ENGINES_DIR") or _DEFAULT_DIR)
 MANIFEST = "manifest.json"
 
 

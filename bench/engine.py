@@ -12,7 +12,8 @@ on one core, for ``--seconds`` per figure, in three ways:
   actions (Burraco) the bot needs the observation, so it is always built.
 
 A "deal" is a deal actually played (redeals excluded). Time is this process's CPU time, so the figures
-are per core and stay comparable when other work shares the machine.
+are per core and stay comparable when other work shares the machine. Each line says whether the engine ran
+compiled (mypyc, ``make`` builds it: arena/compiled.py) or as Python (``KOZYR_ENGINES=python`` forces it).
 
 ``--baseline REV`` measures side by side instead: the engines of git revision REV (``git archive`` into a
 temporary directory) and of this checkout run the same played-out deals in turn, each figure in a fresh
@@ -110,6 +111,18 @@ def extract(revision: str, into: str) -> str:
     return str(path)
 
 
+def engine_build(game: str) -> str:
+    """How this process runs ``game``'s engine: "compiled" (mypyc, see arena/compiled.py) or "python"."""
+    try:
+        from arena import compiled
+    except ImportError:  # a revision from before the compiled engines
+        return "python"
+    return "compiled" if compiled.is_compiled(f"arena.games.{game}.state") else "python"
+
+
+BUILDS: dict[str, str] = {}  # tree → how its worker ran the engine
+
+
 def measure_in(tree: str, preset: str, seconds: float, observe: bool) -> tuple[int, int, float]:
     """One played-out figure measured in a fresh process importing ``arena`` from ``tree``."""
     env = {**os.environ, "PYTHONPATH": tree}
@@ -118,6 +131,7 @@ def measure_in(tree: str, preset: str, seconds: float, observe: bool) -> tuple[i
     result = json.loads(out.stdout)
     if Path(result["arena"]).resolve() != (Path(tree) / "arena").resolve():
         raise SystemExit(f"the worker imported arena from {result['arena']}, not from {tree}")
+    BUILDS[tree] = result["engines"]
     return result["deals"], result["actions"], result["elapsed"]
 
 
@@ -134,7 +148,8 @@ def side_by_side(revision: str, chosen, seconds: float, rounds: int) -> None:
                     for side, tree in trees.items():
                         best[side] = max(best[side], rates(measure_in(tree, name, seconds, observe))[0])
                 print(f"{name:<16} {label:<30} {best['baseline']:>9.0f} {best['now']:>9.0f} "
-                      f"{best['now'] / best['baseline']:>8.2f}x", flush=True)
+                      f"{best['now'] / best['baseline']:>8.2f}x  (engines: {BUILDS[trees['baseline']]} / "
+                      f"{BUILDS[trees['now']]})", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -153,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
         game, rules = resolve(args.worker)
         deals, actions, elapsed = run_preset(game, rules, args.seconds, play_out=True, observe=args.observe)
         print(json.dumps({"deals": deals, "actions": actions, "elapsed": elapsed,
-                          "arena": str(Path(arena.__file__).parent)}))
+                          "arena": str(Path(arena.__file__).parent), "engines": engine_build(game)}))
         return
     chosen = chosen_presets(parser, args.presets)
     if args.baseline:
@@ -166,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         cells = [rates(run_preset(game, rules, args.seconds, play_out=play_out, observe=observe))
                  for play_out, observe in ways]
         print(f"{name:<18}" + "".join(f" |  {deals:>9.0f} {cost:>10.1f} {length:>9.1f}"
-                                      for deals, cost, length in cells))
+                                      for deals, cost, length in cells) + f"  ({engine_build(game)})")
 
 if __name__ == "__main__":
     main()

@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine import extract
+from engine import BUILDS, engine_build, extract
 from selection import chosen_presets
 
 from arena.bots import make_bot
@@ -84,7 +84,8 @@ def worker(preset: str, recording: str, repeat: int, seconds: float) -> dict:
         decisions += replay(rules, matches)
         rounds += 1
     elapsed = time.process_time() - start
-    return {"decisions": decisions, "elapsed": elapsed, "arena": str(Path(arena.__file__).parent)}
+    return {"decisions": decisions, "elapsed": elapsed, "arena": str(Path(arena.__file__).parent),
+            "engines": engine_build(_game)}
 
 
 def measure_in(tree: str, preset: str, recording: str, seconds: float) -> float:
@@ -96,6 +97,7 @@ def measure_in(tree: str, preset: str, recording: str, seconds: float) -> float:
     result = json.loads(out.stdout)
     if Path(result["arena"]).resolve() != (Path(tree) / "arena").resolve():
         raise SystemExit(f"the worker imported arena from {result['arena']}, not from {tree}")
+    BUILDS[tree] = result["engines"]
     return result["decisions"] / result["elapsed"]
 
 
@@ -140,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
             line += "".join(f" {best[side]:>10.0f}" for side in trees)
             if args.baseline:
                 line += f" {best['now'] / best['baseline']:>8.2f}x"
-            print(line, flush=True)
+            print(line + f"  (engines: {' / '.join(BUILDS[tree] for tree in trees.values())})", flush=True)
 
 
 if __name__ == "__main__":
