@@ -73,9 +73,9 @@ HIDDEN = "??"
 
 
 def fields_of(state: object) -> dict[str, Any]:
-    """Every attribute a match has set, by name, for copies and pickles: its instance dict, or, for a class
-    compiled with mypyc (which has none, see arena/compiled.py), the attributes its class declares."""
-    names = getattr(type(state), "__mypyc_attrs__", None)
+    """Every attribute a match has set, by name, for copies and pickles: its instance dict or slots, or, for a
+    class compiled with mypyc (which has neither, see arena/compiled.py), the attributes its class declares."""
+    names = getattr(type(state), "__mypyc_attrs__", None) or getattr(type(state), "__slots__", None)
     if names is None:
         return dict(vars(state))
     found = {}
@@ -90,3 +90,11 @@ def fields_of(state: object) -> dict[str, Any]:
 def set_fields(state: object, values: dict[str, Any]) -> None:
     for name, value in values.items():
         setattr(state, name, value)
+
+
+def rebuilt(cls: type, rules: Any, seed: int, values: dict[str, Any]) -> Any:
+    """A match of class ``cls`` from its fields: what a match's ``__reduce__`` hands pickle and deepcopy, whose
+    default way needs an instance dict and an argument-free constructor, which a compiled class lacks."""
+    state = cls(rules, seed, deal=False)
+    set_fields(state, values)
+    return state

@@ -14,7 +14,7 @@ from itertools import combinations, groupby
 from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
-from arena.games.base import IllegalAction
+from arena.games.base import IllegalAction, fields_of, rebuilt
 from arena.games.bura import scoring, views
 from arena.games.bura.combos import _COUNT_OF, _START, _TOPS, INSTANT_WIN, SIZE, resolve_combinations
 from arena.games.bura.ranking import BEATERS, card_sort_key, pairing, points, sort_cards
@@ -136,73 +136,69 @@ def _draw_event(data: tuple) -> dict:
             "stock": stock}
 
 
-# Every attribute of a match: its slots, and what a deep copy copies.
-_FIELDS = (
-    "_built",
-    "_claims_allowed",
-    "_combo_start",
-    "_hand_size",
-    "_issued",
-    "_leader_draws_first",
-    "_log",
-    "_may_hide",
-    "_mixed_sets",
-    "_others_after",
-    "_rotate_lead",
-    "_shown_to_taker",
-    "announced",
-    "best_cards",
-    "best_seat",
-    "claim_target",
-    "current",
-    "deal_no",
-    "deal_records",
-    "dealer",
-    "deals_played",
-    "ended_by",
-    "forced_lead",
-    "hands",
-    "known_down",
-    "leader",
-    "leader_limit",
-    "multiplier",
-    "num_seats",
-    "observation_template",
-    "phase",
-    "pile_down",
-    "pile_up",
-    "piles",
-    "responders",
-    "revealed",
-    "rubber",
-    "rules",
-    "seat_scores",
-    "seed",
-    "stock",
-    "team_of",
-    "team_penalties",
-    "team_wins",
-    "teams",
-    "trick_cards",
-    "trick_down",
-    "trick_leader",
-    "trick_plays",
-    "tricks_won",
-    "trump",
-    "trump_at",
-    "trump_card",
-    "trump_in_stock",
-    "turn_order",
-    "unsorted_up",
-)
-
-
 class BuraMatch:
     """The match state the referee drives: ``to_move``, ``observation``, ``legal_actions``, ``apply``…"""
 
     # Slots, because the match has more attributes than an instance dict shares keys for (30), and the
     # interpreter reads a slot faster than a key of an unshared dict; every trick reads dozens of them.
-    __slots__ = _FIELDS
+    __slots__ = (
+        "_built",
+        "_claims_allowed",
+        "_combo_start",
+        "_hand_size",
+        "_issued",
+        "_leader_draws_first",
+        "_log",
+        "_may_hide",
+        "_mixed_sets",
+        "_others_after",
+        "_rotate_lead",
+        "_shown_to_taker",
+        "announced",
+        "best_cards",
+        "best_seat",
+        "claim_target",
+        "current",
+        "deal_no",
+        "deal_records",
+        "dealer",
+        "deals_played",
+        "ended_by",
+        "forced_lead",
+        "hands",
+        "known_down",
+        "leader",
+        "leader_limit",
+        "multiplier",
+        "num_seats",
+        "observation_template",
+        "phase",
+        "pile_down",
+        "pile_up",
+        "piles",
+        "responders",
+        "revealed",
+        "rubber",
+        "rules",
+        "seat_scores",
+        "seed",
+        "stock",
+        "team_of",
+        "team_penalties",
+        "team_wins",
+        "teams",
+        "trick_cards",
+        "trick_down",
+        "trick_leader",
+        "trick_plays",
+        "tricks_won",
+        "trump",
+        "trump_at",
+        "trump_card",
+        "trump_in_stock",
+        "turn_order",
+        "unsorted_up",
+    )
 
     def __init__(self, rules: Any, seed: Any, *, deal: bool = True):
         """The match of ``(rules, seed)`` at its first decision; ``deal=False``: an empty table (``from_position``)."""
@@ -351,9 +347,7 @@ class BuraMatch:
         return copy.deepcopy(self)
 
     def __reduce__(self) -> tuple:
-        # Field by field, for pickle and deepcopy: a compiled match (mypyc) has no instance dict and no
-        # argument-free constructor for their default way.
-        return _rebuilt, (self.rules, self.seed, tuple(getattr(self, name) for name in _FIELDS))
+        return rebuilt, (BuraMatch, self.rules, self.seed, fields_of(self))
 
     # ------------------------------------------------------------------ the contract
     def to_move(self) -> int | None:
@@ -949,11 +943,3 @@ class BuraMatch:
             if self.team_of[seat] in wanted:
                 return seat
         return self.dealer
-
-
-def _rebuilt(rules: Rules, seed: int, values: tuple) -> BuraMatch:
-    """A match from ``BuraMatch.__reduce__``'s fields."""
-    state = BuraMatch(rules, seed, deal=False)
-    for name, value in zip(_FIELDS, values, strict=True):
-        setattr(state, name, value)
-    return state

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.cards import BURRACO_DECK, CardError, SeededRandom, check_seed, derive_seed, parse_card, shuffled
-from arena.games.base import HIDDEN, IllegalAction, fields_of, set_fields
+from arena.games.base import HIDDEN, IllegalAction, fields_of, rebuilt, set_fields
 from arena.games.burraco import views
 from arena.games.burraco.melds import Meld, MeldError, extend_meld, is_wild, make_meld
 from arena.games.burraco.rules import STOCK_END, Rules
@@ -427,15 +427,8 @@ class BurracoState:
         return other
 
     def __reduce__(self) -> tuple:
-        # For pickle and deepcopy: a compiled match (mypyc) has no instance dict for their default way.
-        return _rebuilt, (self.rules, self.seed, fields_of(self))
+        return rebuilt, (BurracoState, self.rules, self.seed, fields_of(self))
 
-
-def _rebuilt(rules: Rules, seed: int, values: dict) -> BurracoState:
-    """A match from ``BurracoState.__reduce__``'s fields."""
-    state = BurracoState(rules, seed, deal=False)
-    set_fields(state, values)
-    return state
 
 
 def _cards_of(value: object) -> list[str]:

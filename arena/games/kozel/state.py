@@ -14,7 +14,7 @@ from itertools import combinations
 from typing import Any
 
 from arena.cards import CardError, SeededRandom, check_seed, derive_seed, parse_card, parse_cards, shuffled
-from arena.games.base import IllegalAction, fields_of, set_fields
+from arena.games.base import IllegalAction, fields_of, rebuilt, set_fields
 from arena.games.kozel import views
 from arena.games.kozel.cards import TABLES, TRUMP
 from arena.games.kozel.rules import Rules
@@ -144,8 +144,7 @@ class KozelState:
         return other
 
     def __reduce__(self) -> tuple:
-        # For pickle and deepcopy: a compiled match (mypyc) has no instance dict for their default way.
-        return _rebuilt, (self.rules, self.seed, fields_of(self))
+        return rebuilt, (KozelState, self.rules, self.seed, fields_of(self))
 
     # ------------------------------------------------------------------ dealing
 
@@ -582,10 +581,3 @@ _SIDES: dict[tuple[int, str, int | None], tuple[list[int], list[list[int]]]] = {
 
 def new_match(rules: Rules, seed: int) -> KozelState:
     return KozelState(rules, seed)
-
-
-def _rebuilt(rules: Rules, seed: int, values: dict) -> KozelState:
-    """A match from ``KozelState.__reduce__``'s fields."""
-    state = KozelState(rules, seed, deal=False)
-    set_fields(state, values)
-    return state
