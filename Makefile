@@ -17,10 +17,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'kozyr-platform.pth').write_text('$(CURDIR)/platform\\n')"
 	@touch $(STAMP)
 
-# The game engines compiled with mypyc from their own source (arena/games/compiled.py), several times faster
+# The game engines compiled with mypyc from their own source (arena/compiled.py), several times faster
 # for matches and training. Rebuilt when a source changes; a family whose source changed since its build
 # runs as plain Python, and so does everything when no C compiler is here (the build says why).
-ENGINE_SOURCES := $(wildcard arena/games/*.py arena/games/*/*.py)
+ENGINE_SOURCES := $(wildcard arena/compiled.py arena/cards.py arena/bots/*.py arena/games/*.py arena/games/*/*.py)
 ENGINES := build/engines/.built
 $(ENGINES): $(STAMP) $(ENGINE_SOURCES)
 	@$(BIN)/arena engines build >/dev/null && touch $@ || \

@@ -47,7 +47,7 @@ def seat_scores(state: BuraMatch) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def observation(state: BuraMatch, seat: Any) -> dict:
-    """What ``seat`` may see now; ``BuraMatch.observation`` is this function."""
+    """What ``seat`` may see now (``BuraMatch.observation``)."""
     if seat.__class__ is not int or not 0 <= seat < state.num_seats:
         state._check_seat(seat)
     return _observation(state, seat)
