@@ -23,15 +23,16 @@ REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/15")
 QUEUES = ",".join(QUEUE_ORDER)  # the site's own order, highest priority first
 
 
-def wait_for(predicate, timeout: float, what: str, every: float = 0.25):
-    """The predicate's first true value within ``timeout`` seconds, or an AssertionError naming ``what``."""
+def wait_for(predicate, timeout: float, what, every: float = 0.25):
+    """The predicate's first true value within ``timeout`` seconds, or an AssertionError naming ``what`` (a
+    string, or a function called at the time-out, so what it tells is the state that timed out)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
 
 
 def flush_broker() -> None:
