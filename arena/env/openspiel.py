@@ -78,6 +78,9 @@ class Config:
         self.teams = probe.outcome()["teams"]
         self.encoder: Encoder = encoder_for(game_name, self.rules, probe)
 
+    def __deepcopy__(self, memo: dict) -> Config:
+        return self  # never changed after it is made; pyspiel's clone deep-copies a state's fields
+
 
 _CONFIGS: dict[tuple[str, int, int, str], Config] = {}
 _DEFAULTS = {"seeds": 1024, "base_seed": 0, "rules": ""}
@@ -133,6 +136,8 @@ class KozyrState(pyspiel.State):
         self._moves_cache: list | None = None
 
     def __deepcopy__(self, memo: dict) -> KozyrState:
+        # copy.deepcopy(state) comes here; pyspiel's own clone deep-copies the fields instead, which reaches
+        # the match's and the Config's __deepcopy__: the same cost either way.
         other = KozyrState(self.get_game(), self.kozyr)
         other.match = None if self.match is None else self.match.clone()
         return other

@@ -346,6 +346,13 @@ class BuraMatch:
     def clone(self) -> BuraMatch:
         return copy.deepcopy(self)
 
+    def __deepcopy__(self, memo: dict) -> BuraMatch:
+        # The log, its built events and the finished deals' records are never changed once written: a copy
+        # shares their entries (as the other engines' clones do), so it costs the position, not the history.
+        for written in (self._log, self._built, self.deal_records):
+            memo[id(written)] = list(written)
+        return rebuilt(BuraMatch, self.rules, self.seed, copy.deepcopy(fields_of(self), memo))
+
     def __reduce__(self) -> tuple:
         return rebuilt, (BuraMatch, self.rules, self.seed, fields_of(self))
 

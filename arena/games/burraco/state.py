@@ -426,6 +426,9 @@ class BurracoState:
         other._has_burraco = list(self._has_burraco)
         return other
 
+    def __deepcopy__(self, memo: dict) -> BurracoState:
+        return self.clone()  # what deepcopy reaches through a holder (an OpenSpiel state's fields, say)
+
     def __reduce__(self) -> tuple:
         return rebuilt, (BurracoState, self.rules, self.seed, fields_of(self))
 

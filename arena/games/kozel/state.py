@@ -143,6 +143,9 @@ class KozelState:
         other._templates = list(self._templates)  # templates are only ever copied, never changed
         return other
 
+    def __deepcopy__(self, memo: dict) -> KozelState:
+        return self.clone()  # what deepcopy reaches through a holder (an OpenSpiel state's fields, say)
+
     def __reduce__(self) -> tuple:
         return rebuilt, (KozelState, self.rules, self.seed, fields_of(self))
 

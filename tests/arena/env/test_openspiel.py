@@ -72,3 +72,34 @@ def test_mcts_plays_a_small_variant_to_the_end():
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert sum(state.returns()) == 0.0 and max(state.returns()) <= 1.0
+
+
+@pytest.mark.parametrize(("name", "params"), [
+    ("python_kozyr_bura", {}), ("python_kozyr_kozel", {}), ("python_kozyr_burraco_2p", {"rules": "target:300"}),
+])
+def test_a_clone_plays_on_alone_and_shares_only_the_written_history(name, params):
+    """MCTS and the consistency checks clone a state at every step: a clone must be independent, and cost the
+    position rather than the whole history (pyspiel deep-copies the state's fields, the match among them)."""
+    game = pyspiel.load_game(name, params)
+    rng = np.random.RandomState(5)
+    played = game.new_initial_state()
+    played.apply_action(3)
+    actions = []
+    while not played.is_terminal():
+        actions.append(int(rng.choice(played.legal_actions())))
+        played.apply_action(actions[-1])
+    state = game.new_initial_state()  # the same match, halfway
+    state.apply_action(3)
+    for action in actions[:len(actions) // 2]:
+        state.apply_action(action)
+    seats = game.num_players()
+    before = [state.observation_string(p) for p in range(seats)], state.legal_actions(), state.match.events(None)
+    twin = state.clone()
+    assert twin.kozyr is state.kozyr  # the preset's configuration is shared, never copied
+    written = len(state.match._log)
+    assert all(a is b for a, b in zip(twin.match._log, state.match._log, strict=True))  # history: shared
+    for action in actions[len(actions) // 2:]:
+        twin.apply_action(action)
+    assert twin.is_terminal() and twin.returns() == played.returns()
+    after = [state.observation_string(p) for p in range(seats)], state.legal_actions(), state.match.events(None)
+    assert after == before and len(state.match._log) == written < len(twin.match._log)
