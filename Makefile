@@ -112,6 +112,7 @@ bench: $(STAMP) $(ENGINES) system-deps
 	$(BIN)/python bench/platform_load.py
 	$(BIN)/python bench/replay_viewer.py
 	$(BIN)/python bench/env_speed.py --seconds 5 --workers 2
+	$(BIN)/python bench/openspiel_clone.py
 	$(BIN)/python bench/remote_latency.py --decisions 300 --idle 100
 
 # The learning example (examples/training/): two CPU minutes from scratch, then an uploadable bot in out/.
