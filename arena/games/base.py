@@ -93,8 +93,9 @@ def set_fields(state: object, values: dict[str, Any]) -> None:
 
 
 def rebuilt(cls: type, rules: Any, seed: int, values: dict[str, Any]) -> Any:
-    """A match of class ``cls`` from its fields: what a match's ``__reduce__`` hands pickle and deepcopy, whose
-    default way needs an instance dict and an argument-free constructor, which a compiled class lacks."""
+    """A match of class ``cls`` from its fields: what a match's ``__reduce__`` hands pickle (and Bura's deep copy
+    uses), whose default way needs an instance dict and an argument-free constructor, which a compiled class
+    lacks."""
     state = cls(rules, seed, deal=False)
     set_fields(state, values)
     return state
