@@ -7,9 +7,14 @@ any other bot, and what it produced comes back as a tar on the sandbox's stdout.
 staged folder's ``.kozyr-build/``, and the bot then runs from there like any native binary (or with ``java``).
 
 A build is kept by its key (the language, the compiler's promise, the flags and every source file's hash):
-the same sources are compiled once per cache. A compiler's refusal is the bot's: ``BuildFailed`` carries the
-compiler's last lines, and the seat crashes at launch with them (the players' ``BotCannotStart``). A sandbox
-that could not run the compiler at all is the machine's (``BuildError`` as ``InfrastructureError``).
+the same sources are compiled once per cache. A build's products are capped (``Caps``: bytes and files, 32 MiB
+and 2,000 by default): the compiler may write no file past the byte cap, the driver refuses products over
+either cap before packing them, the tar read back stops at the cap, and ``unpack`` checks the tar's members
+against the caps before writing anything, so a build (or a stored blob) never expands past them anywhere.
+
+A compiler's refusal, or products over a cap, is the bot's: ``BuildFailed`` carries the compiler's last
+lines, and the seat crashes at launch with them (the players' ``BotCannotStart``). A sandbox that could not run
+the compiler at all is the machine's (``BuildError`` as ``InfrastructureError``).
 
 Like botspec, this is arena's glue on the way to a sandbox: the referee, the players and the games never
 import it.
@@ -38,7 +43,8 @@ BUILD_DIR = ".kozyr-build"  # inside the staged bot: what its build produced (re
 BUILD_FORMAT = 1  # part of every key: a change to how builds are made makes every build a new one
 BUILD_LIMITS = sandbox.Limits(memory_mb=2048, processes=128, cpu_seconds=120, wall_seconds=300, open_files=1024,
                               file_size_mb=512, tmp_mb=2048)
-MAX_OUTPUT_BYTES = 256 * 1024 * 1024  # the tar of a build's products
+MAX_OUTPUT_BYTES = 32 * 1024 * 1024  # a build's products, packed (the tar) and unpacked alike: Caps' defaults
+MAX_OUTPUT_FILES = 2000  # files and folders among them (the same as an upload may hold)
 MAX_LOG_BYTES = 256 * 1024  # the compiler's messages kept (its last ones: the errors come last)
 SHOWN_LOG_LINES = 40  # of which the author sees this many in the verdict's reason
 # Java bots run on one core with a heap the default sandbox memory (256 MiB) holds with the JVM's own needs.
@@ -53,6 +59,34 @@ class BuildError(InfrastructureError):
 
 class BuildFailed(BotCannotStart):
     """The compiler refused the bot (or the build passed a limit): one line, and the compiler's last lines."""
+
+
+@dataclass(frozen=True)
+class Caps:
+    """The most a build's products may hold: bytes (the tar, and the files it unpacks to) and files and
+    folders. A build's key does not include them: a cached build is checked against the caps of the day."""
+
+    max_bytes: int = -1  # -1: MAX_OUTPUT_BYTES as it is when used (tests lower the module's value)
+    max_files: int = -1  # -1: MAX_OUTPUT_FILES
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "max_bytes", MAX_OUTPUT_BYTES if self.max_bytes < 0 else self.max_bytes)
+        object.__setattr__(self, "max_files", MAX_OUTPUT_FILES if self.max_files < 0 else self.max_files)
+        if self.max_bytes < 1 or self.max_files < 1:
+            raise ValueError(f"build caps must be positive: {self}")
+
+    def over(self, label: str, found: str, log_lines: list[str] | None = None) -> BuildFailed:
+        """The bot's failure for products over a cap: the cap passed, then what was found."""
+        return BuildFailed(f"the {label} build produced more than {_size(self.max_bytes)}, the cap on a build's "
+                           f"products: {found}", log_lines or ())
+
+    def over_files(self, label: str, found_bytes: int, found_files: int) -> BuildFailed:
+        """The failure for products over either cap, with the sizes found (the files' cap named when it was it)."""
+        found = f"{_size(found_bytes)} in {found_files} file{'s' if found_files != 1 else ''}"
+        if found_files > self.max_files:
+            return BuildFailed(f"the {label} build produced more than {self.max_files} files and folders, the cap "
+                               f"on a build's products: {found}")
+        return self.over(label, found)
 
 
 @dataclass(frozen=True)
@@ -140,20 +174,21 @@ def cached(directory: Path, plan: Plan, cache: Path | None) -> bool:
     return cache is not None and (Path(cache) / f"{key(directory, plan)}.tar").is_file()
 
 
-def build(directory: Path, plan: Plan, *, backend: str, cache: Path | None = None) -> float:
+def build(directory: Path, plan: Plan, *, backend: str, cache: Path | None = None, caps: Caps | None = None) -> float:
     """Build the staged bot in ``directory`` (its products land in ``directory/.kozyr-build``), from ``cache``
     when that holds this build's key. Returns the seconds the compiler took (0 from the cache). Raises
     BuildFailed (the bot's fault) or BuildError (the machine's)."""
     directory = Path(directory)
+    caps = caps or Caps()
     build_key = key(directory, plan)
     cached = None if cache is None else Path(cache) / f"{build_key}.tar"
     if cached is not None and cached.is_file():
-        unpack(cached.read_bytes(), directory)
+        unpack(cached.read_bytes(), directory, caps, label=plan.language.label)
         return 0.0
     started = time.monotonic()
-    products = compile_in_sandbox(directory, plan, backend)
+    products = compile_in_sandbox(directory, plan, backend, caps=caps)
     seconds = time.monotonic() - started
-    unpack(products, directory)
+    unpack(products, directory, caps, label=plan.language.label)
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         partial = cached.with_suffix(f".{os.getpid()}.part")
@@ -162,9 +197,11 @@ def build(directory: Path, plan: Plan, *, backend: str, cache: Path | None = Non
     return seconds
 
 
-def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbox.Limits = BUILD_LIMITS) -> bytes:
-    """Run the compiler on a copy of the bot inside the sandbox; the tar of its products."""
-    command = ["python3", "-I", "-S", "-c", DRIVER, *plan.compile_command]
+def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbox.Limits = BUILD_LIMITS,
+                       caps: Caps | None = None) -> bytes:
+    """Run the compiler on a copy of the bot inside the sandbox; the tar of its products, within ``caps``."""
+    caps = caps or Caps()
+    command = ["python3", "-I", "-S", "-c", DRIVER, str(caps.max_bytes), str(caps.max_files), *plan.compile_command]
     env = {"GOCACHE": "/tmp/.gocache", "GOPATH": "/tmp/.gopath", "GO111MODULE": "off", "GOPROXY": "off",
            "GOFLAGS": "", "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off"}
     try:
@@ -178,8 +215,10 @@ def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbo
     log.start()
     output = bytearray()
     too_large = False
+    # The driver refuses products over the caps before packing them; this is the host's own bound on what it
+    # reads, whatever the sandbox writes: reading stops at the cap, and finish() kills the build.
     while chunk := stdout.read(1 << 16):
-        if len(output) + len(chunk) > MAX_OUTPUT_BYTES:
+        if len(output) + len(chunk) > caps.max_bytes:
             too_large = True
             proc.mark_output_truncated()
             break
@@ -195,7 +234,18 @@ def compile_in_sandbox(directory: Path, plan: Plan, backend: str, limits: sandbo
         raise BuildError(f"the sandbox failed while compiling the {label} bot: {report.detail}"
                          f"{'; ' + lines[-1] if lines else ''}")
     if too_large:
-        raise BuildFailed(f"the {label} build produced more than {MAX_OUTPUT_BYTES / 2**20:g} MiB", lines)
+        raise caps.over(label, "the sandbox wrote more than that, and was stopped", lines)
+    if report.exit_code == DRIVER_TOO_LARGE:
+        found = _too_large_line(lines)
+        if found is None:
+            raise caps.over(label, "the build's products were refused before they were packed", lines)
+        raise caps.over_files(label, *found)
+    if (report.outcome == "runtime_error" and caps.max_bytes < limits.file_size_mb * 2**20
+            and any(FILE_LIMIT.search(line) for line in lines)):
+        # The driver starts the compiler with RLIMIT_FSIZE just past the byte cap (when that is below the
+        # sandbox's own file-size limit): a linker writing a larger binary is stopped there (SIGXFSZ, or
+        # EFBIG), and every toolchain says so in these words.
+        raise caps.over(label, "the compiler was stopped writing a file larger than that", lines)
     if report.outcome == "runtime_error" or (report.outcome == "ok" and not output):
         raise BuildFailed(f"the {label} compiler refused the bot{_first_error(lines)}", lines)
     if report.outcome != "ok":
@@ -208,14 +258,24 @@ def limits_text(limits: sandbox.Limits) -> str:
             f"{limits.tmp_mb} MiB of files")
 
 
-def unpack(products: bytes, directory: Path) -> None:
-    """The build's tar into ``directory/.kozyr-build``: regular files and folders only, nothing outside it."""
+def unpack(products: bytes, directory: Path, caps: Caps | None = None, *, label: str = "bot's") -> None:
+    """The build's tar into ``directory/.kozyr-build``: regular files and folders only, nothing outside it, and
+    nothing at all when its members add up to more than ``caps`` (checked before anything is written: a blob
+    in storage, or a cache, is not trusted to be the size it was when it was made)."""
+    caps = caps or Caps()
     target = Path(directory) / BUILD_DIR
     shutil.rmtree(target, ignore_errors=True)
-    target.mkdir()
+    if len(products) > caps.max_bytes:
+        raise caps.over(label, f"its tar is {_size(len(products))}")
     try:
         with tarfile.open(fileobj=io.BytesIO(products), mode="r:") as archive:
-            archive.extractall(target, filter="data")
+            members = archive.getmembers()
+            # A member's size is what it unpacks to (a sparse member's too, however little the tar holds).
+            unpacked = sum(member.size for member in members if member.isfile())
+            if len(members) > caps.max_files or unpacked > caps.max_bytes:
+                raise caps.over_files(label, unpacked, len(members))
+            target.mkdir()
+            archive.extractall(target, members=members, filter="data")
         odd = next((path for path in target.rglob("*") if path.is_symlink() or not (path.is_file() or path.is_dir())),
                    None)
         if odd is not None:
@@ -226,6 +286,24 @@ def unpack(products: bytes, directory: Path) -> None:
     except BuildError:
         shutil.rmtree(target, ignore_errors=True)
         raise
+
+
+def _size(count: int) -> str:
+    """Bytes as people read them; a whole number of MiB or KiB (a cap) without decimals."""
+    for unit, name in ((2**20, "MiB"), (2**10, "KiB")):
+        if count >= unit:
+            return f"{count // unit} {name}" if count % unit == 0 else f"{count / unit:.1f} {name}"
+    return f"{count} bytes"
+
+
+def _too_large_line(lines: list[str]) -> tuple[int, int] | None:
+    """(bytes, files) from the driver's last line when it refused the products: the last such line is its own
+    (a compiler's messages, which a bot's source can shape, all come before it)."""
+    for line in reversed(lines):
+        found = re.fullmatch(r"kozyr build: products over the caps: (\d+) bytes in (\d+) files", line.strip())
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    return None
 
 
 def _first_error(lines: list[str]) -> str:
@@ -302,8 +380,12 @@ class _Tail(threading.Thread):
 # The build driver, run by the sandbox's python3: copy the bot (read-only where it lies) into the private
 # /tmp, compile there with the language's fixed command, write the products as a tar on stdout. It is given
 # no shell: the bot image has none. The compiler's messages go to stderr; its exit status is the driver's.
+# Its first two arguments are the caps (bytes, files and folders): the compiler runs with RLIMIT_FSIZE one
+# byte past the byte cap, so no file it writes grows past it (a 120-byte source asking for a 200 MiB binary
+# is stopped at the cap, not after), and products over either cap are refused before they are packed.
 DRIVER = r'''
-import os, shutil, subprocess, sys, tarfile, tempfile
+import io, os, resource, shutil, subprocess, sys, tarfile, tempfile
+max_bytes, max_files = int(sys.argv[1]), int(sys.argv[2])
 try:
     source, products = tempfile.mkdtemp(prefix="src-"), tempfile.mkdtemp(prefix="out-")
     for folder, subfolders, files in os.walk("."):
@@ -312,20 +394,49 @@ try:
         for name in files:
             shutil.copyfile(os.path.join(folder, name), os.path.join(source, folder, name))
     os.mkdir(os.path.join(products, "classes"))
-    command = [part.replace("{out}", products) for part in sys.argv[1:]]
+    command = [part.replace("{out}", products) for part in sys.argv[3:]]
 except OSError as err:
     print(f"kozyr build: could not copy the bot into /tmp: {err}", file=sys.stderr)
     sys.exit(70)
-code = subprocess.run(command, cwd=source, stdin=subprocess.DEVNULL, stdout=sys.stderr).returncode
+
+
+def cap_file_size():
+    hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+    cap = max_bytes + 1 if hard == resource.RLIM_INFINITY else min(max_bytes + 1, hard)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
+
+
+code = subprocess.run(command, cwd=source, stdin=subprocess.DEVNULL, stdout=sys.stderr,
+                      preexec_fn=cap_file_size).returncode
 if code:
-    sys.exit(code if code != 70 else 1)
-with tarfile.open(fileobj=sys.stdout.buffer, mode="w|") as archive:
-    for name in sorted(os.listdir(products)):
-        path = os.path.join(products, name)
-        if not (os.path.isdir(path) and not os.listdir(path)):
-            archive.add(path, arcname=name)
+    sys.exit(code if code not in (70, 71) else 1)
+entries = [name for name in sorted(os.listdir(products))
+           if not (os.path.isdir(os.path.join(products, name)) and not os.listdir(os.path.join(products, name)))]
+size, count = 0, 0
+for name in entries:
+    path = os.path.join(products, name)
+    count += 1
+    if not os.path.isdir(path):
+        size += os.lstat(path).st_size
+    for folder, subfolders, files in os.walk(path):
+        count += len(subfolders) + len(files)
+        size += sum(os.lstat(os.path.join(folder, file)).st_size for file in files)
+packed = io.BytesIO()
+if size <= max_bytes and count <= max_files:
+    with tarfile.open(fileobj=packed, mode="w") as archive:
+        for name in entries:
+            archive.add(os.path.join(products, name), arcname=name)
+if size > max_bytes or count > max_files or len(packed.getvalue()) > max_bytes:
+    print(f"kozyr build: products over the caps: {max(size, len(packed.getvalue()))} bytes in {count} files",
+          file=sys.stderr)
+    sys.exit(71)
+sys.stdout.buffer.write(packed.getvalue())
 '''
 DRIVER_FAILED = 70  # the driver's own failure (it could not copy the bot): the machine's, not the bot's
+DRIVER_TOO_LARGE = 71  # the driver refused products over the caps: the bot's
+# How toolchains report a file stopped at RLIMIT_FSIZE: strsignal(SIGXFSZ) (collect2, rustc, go) or
+# strerror(EFBIG) (a writer that ignores the signal, as the JVM does).
+FILE_LIMIT = re.compile(r"file size limit exceeded|file too large", re.IGNORECASE)
 
 
 def default_cache() -> Path:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import sandbox  # the runner is where arena meets the sandbox: its public API only
-from arena import builds, client, compiled, stats
+from arena import analysis, builds, client, compiled, episodes, stats
 from arena import replay as replays
 from arena.bots import bots_for
 from arena.botspec import BUILTIN_PREFIX, BotSpec, BotSpecError, build_plan, built, parse_bot
@@ -112,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"families to build (default all: {', '.join(compiled.FAMILIES)})")
     engines.add_argument("--verbose", action="store_true", help="show the compiler's output")
     client.add_commands(sub)
+    episodes.add_command(sub)
+    analysis.add_command(sub)
     return parser
 
 
@@ -120,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         commands = {"games": cmd_games, "play": cmd_play, "replay": cmd_replay, "showcase": cmd_showcase,
-                    "engines": cmd_engines,
+                    "engines": cmd_engines, "episodes": episodes.run, "analyse": analysis.run,
                     **dict.fromkeys(client.COMMANDS, client.run)}
         return commands[args.command](args)
     except (UsageError, BotSpecError, RuleOptionError, replays.ReplayError, ValueError) as err:

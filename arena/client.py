@@ -228,14 +228,19 @@ def add_commands(sub) -> None:
     upload.add_argument("--game", required=True, choices=GAMES, help="the bot's game family")
     upload.add_argument("--bot", required=True, metavar="NAME", help="the bot's name on the site")
     upload.add_argument("--wait", action="store_true",
-                        help="follow the validation match: exit 0 when ready, 1 when rejected")
+                        help="follow the validation match: exit 0 when ready, 1 when rejected, 3 when the site "
+                             "could not validate it (its fault, not the bot's: upload it again later)")
+    upload.add_argument("--no-open-data", action="store_true",
+                        help="when it creates the bot: keep its public matches out of the site's open-data dumps "
+                             "(by default they go in; docs/data.md)")
 
     bots = sub.add_parser("bots", help="my bots on the site, with their versions and status")
 
     sites = sub.add_parser("sites", help="the sites you are logged in to (* marks the default)")
     sites.add_argument("--default", metavar="URL", help="make this logged-in site the default")
 
-    challenge = sub.add_parser("challenge", help="challenge another bot: an unranked duplicate set of one deal")
+    challenge = sub.add_parser("challenge", help="challenge another bot: an unranked duplicate set "
+                                                 "(the same cards, the seats rotated)")
     challenge.add_argument("bot", metavar="MYBOT", help="one of your bots")
     challenge.add_argument("opponent", metavar="OPPONENT", help="any bot of the same game")
     challenge.add_argument("--preset", help="a two-sided preset both play (default: your bot's first)")
@@ -334,7 +339,8 @@ def cmd_sites(args: argparse.Namespace) -> int:
     return 0
 
 
-def bot_or_create(site: Site, name: str, game: str | None, presets: list[str] | None = None) -> dict[str, Any]:
+def bot_or_create(site: Site, name: str, game: str | None, presets: list[str] | None = None,
+                  open_data: bool = True) -> dict[str, Any]:
     """The bot called ``name``, created (for ``game``, playing ``presets``; empty: all) when it does not exist.
     A bot that exists must play ``game`` when one is given; whether it is the user's, the site says next."""
     try:
@@ -345,9 +351,13 @@ def bot_or_create(site: Site, name: str, game: str | None, presets: list[str] | 
         if game is None:
             raise ClientError(f"there is no bot {name} yet: give --game GAME to create it") from None
         bot = site.request("POST", "/api/v1/bots/", {"name": name, "game": game, **({"presets": presets}
-                                                                                    if presets else {})})
+                                                                                    if presets else {}),
+                                                     **({} if open_data else {"open_data": False})})
         print(f"created bot {bot['name']} ({bot['game']}"
               + (f", playing {', '.join(bot['presets'])}" if bot.get("presets") else "") + ")")
+        # The author's choice about the open-data dumps, stated when the bot is made (docs/data.md).
+        print("its public matches go into the site's open-data dumps (/data/)" if bot.get("open_data", open_data)
+              else "its matches stay out of the site's open-data dumps (/data/)")
     if game is not None and bot["game"] != game:
         raise ClientError(f"bot {bot['name']} plays {bot['game']}, not {game}")
     return bot
@@ -357,7 +367,7 @@ def cmd_upload(args: argparse.Namespace) -> int:
     site, _ = _site(args)
     name = urllib.parse.quote(args.bot, safe="")
     filename, data = bot_payload(args.path)
-    bot = bot_or_create(site, args.bot, args.game)
+    bot = bot_or_create(site, args.bot, args.game, open_data=not args.no_open_data)
     version = site.request("POST", f"/api/v1/bots/{name}/versions/", files={"file": (filename, data)})
     print(f"uploaded {bot['name']} v{version['number']} ({version['runtime']}, {version['size']} bytes): "
           f"{version['status']}")
@@ -372,6 +382,12 @@ def cmd_upload(args: argparse.Namespace) -> int:
     if version["status"] == "ready":
         print(f"v{version['number']} is ready: it is {bot['name']}'s current version and plays the ladder")
         return 0
+    if version["status"] == "error":
+        # The validation match could not be played (the site's infrastructure failed every attempt): nothing
+        # is wrong with the bot, and the owner must not go looking for a bug in it.
+        print(f"v{version['number']} could not be validated, through no fault of the bot: "
+              f"{version.get('reason') or 'the site failed to play its validation match'}")
+        return 3
     print(f"v{version['number']} was rejected: {version.get('reason') or 'no reason given'}")
     return 1
 
@@ -431,7 +447,7 @@ def cmd_challenge(args: argparse.Namespace) -> int:
     body = {"bot": args.bot, "opponent": args.opponent, **({"preset": args.preset} if args.preset else {})}
     matches = site.request("POST", "/api/v1/challenges/", body)
     print(f"{args.bot} challenges {args.opponent} on {matches[0]['preset']}: {len(matches)} unranked "
-          f"match{'es' if len(matches) != 1 else ''} of one deal, the seats swapped")
+          f"match{'es' if len(matches) != 1 else ''}, a duplicate set: the same cards, the seats swapped")
     for match in matches:
         print(f"  match {match['id']}: {_sides(match)}, {match['status']}  {site.url}/matches/{match['id']}/")
     if not args.wait:

@@ -17,7 +17,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,6 +33,8 @@ MAX_STDERR_BYTES = 64 * 1024 * 1024  # all a bot may write to stderr in one matc
 _SETTLE_READS = 4  # at most this many full reads before a request: a bot that never stops writing waits for no one
 _DATA, _EMPTY, _END = object(), object(), object()
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+BUSY_CHECK_S = 0.05  # answers quicker than this are not measured for a busy host: nothing to forgive that matters
+RUNNABLE_SLICE_S = 0.02  # past the deadline, a bot kept runnable by its host is looked at again this often
 MAX_STDOUT_BYTES = 16 * 1024 * 1024  # all a bot may write in one match; a flood ends the match for it
 
 
@@ -393,6 +395,15 @@ def _describe_exit(code: int) -> str:
     return f"exited with code {code}"
 
 
+def _own_wait_seconds() -> float:
+    """Seconds the calling thread has waited, runnable, for a CPU (Linux's schedstat; 0 where it is not kept)."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as stats:
+            return int(stats.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 class ExternalPlayer:
     """A program speaking the protocol on stdin/stdout, started by a launcher when the match begins."""
 
@@ -412,6 +423,7 @@ class ExternalPlayer:
         self._report = SeatReport()
         self._truncated = False
         self._hung_up = False
+        self.host_wait_s = 0.0  # the last decision's time a busy host took from the bot (``ask``)
 
     # -- lifecycle --
     def start(self, hello: dict[str, Any], deadline: float) -> dict[str, Any]:
@@ -444,11 +456,80 @@ class ExternalPlayer:
     def send(self, message: dict[str, Any], deadline: float) -> None:
         self._write([message], deadline)
 
-    def ask(self, request: dict[str, Any], deadline: float, before: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    # A busy host: the time the bot's threads waited, runnable, for a CPU taken by other matches is not the bot's
+    # (docs/protocol.md, "Time"). It is forgiven, however busy the host, within the referee's ceiling on the
+    # match; time the bot spends asleep or blocked stays its own, so a bot gains no thinking time by it.
+    forgives_busy_host = True
+
+    def ask(self, request: dict[str, Any], deadline: float, before: Sequence[dict[str, Any]] = (),
+            ceiling: float | None = None) -> dict[str, Any]:
+        """The bot's answer by ``deadline``, later by what a busy host took from it (``host_wait_s``), never past
+        ``ceiling``."""
+        self.host_wait_s = 0.0
+        asked = time.monotonic()
+        base = self._task_times()
+        own_base = _own_wait_seconds()
         if self._stderr is not None:
             self._stderr.settle(request["id"])
         self._write([*before, request], deadline)
-        return self._read_message(deadline, "move", f"answering request {request['id']}")
+        doing = f"answering request {request['id']}"
+        if base is None:
+            return self._read_message(deadline, "move", doing)
+        limit = ceiling if ceiling is not None else float("inf")
+
+        own_since = own_base  # the referee's waits from here on may be forgiven (see later())
+
+        def forgiven() -> float:
+            now = self._task_times()
+            if now is None:
+                return self.host_wait_s
+            # The bot's threads' wait for a CPU, and the referee's own: once the answer is written, a busy host
+            # also delays the referee that reads it.
+            ran, waited = now[0] - base[0], now[1] - base[1] + _own_wait_seconds() - own_since
+            wall = time.monotonic() - asked
+            # Never more than the decision's time the bot did not run: a bot of several threads waits in each.
+            self.host_wait_s = max(self.host_wait_s, min(waited, max(0.0, wall - ran)))
+            return self.host_wait_s
+
+        held = False  # whether the bot was given time because its host held it runnable at the deadline
+
+        def later() -> float | None:
+            nonlocal held, own_since
+            # The referee woke for the deadline, not for an answer: its wait to run now delayed nobody's answer,
+            # so only its waits after this look count (the one that reads the answer among them).
+            own_since = _own_wait_seconds()
+            now = time.monotonic()
+            extended = min(limit, deadline + forgiven())
+            if extended > now:
+                return extended
+            # A thread's wait for a CPU is counted only once it runs again: a bot its host keeps waiting at this
+            # very moment has a wait nobody can see yet. While a thread of it is runnable and it has not run for
+            # its whole move time, it is not the bot that is late: look again in a moment. What it is charged
+            # is settled below, once the answer is in and every wait is counted.
+            if now < limit and self._runnable() and self._ran_since(base) < deadline - asked:
+                held = True
+                return min(limit, now + RUNNABLE_SLICE_S)
+            return None
+
+        answer = self._read_message(deadline, "move", doing, later)
+        if time.monotonic() - asked >= BUSY_CHECK_S:  # a quick answer costs nothing on any clock: not measured
+            forgiven()
+        if held and time.monotonic() - asked - self.host_wait_s > deadline - asked:
+            # Given time while runnable, it had in fact used its own: slept, then computed past its move time.
+            raise PlayerFailure(protocol.TIMEOUT, "move", f"no answer within the move time limit ({doing})")
+        return answer
+
+    def _runnable(self) -> bool:
+        runnable = getattr(self._proc, "runnable", None)
+        return bool(runnable()) if runnable is not None else False
+
+    def _ran_since(self, base: tuple[float, float]) -> float:
+        now = self._task_times()
+        return now[0] - base[0] if now is not None else float("inf")
+
+    def _task_times(self) -> tuple[float, float] | None:
+        measure = getattr(self._proc, "task_times", None)
+        return measure() if measure is not None else None
 
     def _write(self, messages: list[dict[str, Any]], deadline: float) -> None:
         """All messages in one write where the pipe allows: one wake-up of the bot per decision, not one per line."""
@@ -503,12 +584,18 @@ class ExternalPlayer:
         return self._report
 
     # -- reading --
-    def _read_message(self, deadline: float, limit: str, doing: str) -> dict[str, Any]:
+    def _read_message(self, deadline: float, limit: str, doing: str,
+                      later: Callable[[], float | None] | None = None) -> dict[str, Any]:
+        """The next message by ``deadline``; at the deadline, ``later`` may give a new one (None: time is up)."""
         assert self._reader is not None
         while True:
             try:
                 line = self._reader.read_line(deadline)
             except TimeoutError:
+                extended = later() if later is not None else None
+                if extended is not None and extended > deadline:
+                    deadline = extended
+                    continue
                 raise PlayerFailure(protocol.TIMEOUT, limit, f"no answer within the {limit} time limit ({doing})") \
                     from None
             except ProtocolError as err:

@@ -23,6 +23,7 @@ CRASH = "crash"
 PROTOCOL_ERROR = "protocol-error"
 ILLEGAL_ACTION = "illegal-action"
 SANDBOX_FAILURE = "sandbox-failure"
+RESIGNED = "resigned"  # a person at a live table gave the match up: a forfeit, never a bot's verdict
 # Not a forfeit: the seat was stopped for a reason that is nobody's fault (the match's wall-clock ceiling,
 # the sandbox's infrastructure). The match ends with ended_by "aborted" and must be replayed, not scored.
 ABORTED = "aborted"

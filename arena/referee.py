@@ -37,6 +37,9 @@ MAX_DECISIONS = 50_000
 MATCH_WALL_CEILING_S = 3 * 3600
 # Bot-controlled text (verdict details, rejected actions' errors) is stored at most this long.
 MAX_DETAIL_CHARS = 1000
+# An answer handed over this long after its seat's clock ran out is still a timeout. The slack covers only the
+# referee's own bookkeeping between the transport's return and the clock's reading.
+CLOCK_SLACK_MS = 50
 # Engines validate every field and raise IllegalAction; anything else an engine raises on a bot's action
 # means a shape nobody foresaw. It is still the bot's forfeit (recorded with the exception), never a
 # referee failure. RecursionError and MemoryError are not swallowed: they are not about the action.
@@ -90,6 +93,9 @@ class MatchRecord:
     result: dict[str, Any]
     replay: dict[str, Any]
     reports: list[SeatReport] = field(default_factory=list)
+    # Each seat's decisions' time in all, in ms (its own clock): kept out of the result, which is byte-identical
+    # for the same seed and bots, while this is measured.
+    think_ms: list[int] = field(default_factory=list)
 
     @property
     def failed_seats(self) -> list[int]:
@@ -134,11 +140,16 @@ class _Clock:
     def deadline(self, started: float) -> float:
         return started + (self.control.move_ms + self.bank_ms) / 1000
 
-    def charge(self, elapsed_s: float) -> None:
+    def charge(self, elapsed_s: float) -> bool:
+        """Charge a decision; False when it overran move time and the whole bank (a player's transport that
+        handed over a late answer must not stretch the clock: the answer is a timeout all the same)."""
         self.thought_s += elapsed_s
         over = int(elapsed_s * 1000) - self.control.move_ms
         if over > 0:
+            if over > self.bank_ms + CLOCK_SLACK_MS:
+                return False
             self.bank_ms = max(0, self.bank_ms - over)
+        return True
 
 
 def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, time_control: TimeControl | None = None,
@@ -177,10 +188,10 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
         verdicts[seat] = SeatVerdict(failure.verdict, failure.code, protocol.printable(failure.detail,
                                                                                        MAX_DETAIL_CHARS))
 
-    def at_ceiling(seat: int, thinking_s: float = 0.0) -> None:
-        """The ceiling passed while ``seat`` was to move (``thinking_s`` into its decision): blame the seat that
-        thought past its share of the ceiling, if one did; else the mover is stopped without blame."""
-        spent = [clock.thought_s + (thinking_s if s == seat else 0.0) for s, clock in enumerate(clocks)]
+    def at_ceiling(seat: int) -> None:
+        """The ceiling passed while ``seat`` was to move (its thinking so far charged to its clock): blame the seat
+        that thought past its share of the ceiling, if one did; else the mover is stopped without blame."""
+        spent = [clock.thought_s for clock in clocks]
         culprit = _over_its_share(spent, match_seconds, widest)
         if culprit is None:
             fail(seat, _ceiling())
@@ -208,6 +219,7 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
                 at_ceiling(seat)
                 break
             deadline = min(clocks[seat].deadline(started), match_deadline)
+            charged = False
             try:
                 before = [protocol.event(body) for body in pending_events(seat)]
                 observation = state.observation(seat)
@@ -215,16 +227,24 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
                                            observation=observation,
                                            legal_actions=state.legal_actions(seat),
                                            time_left_ms=controls[seat].move_ms + clocks[seat].bank_ms)
-                reply = player.ask(request, deadline, before)
-                clocks[seat].charge(time.monotonic() - started)
+                if getattr(player, "forgives_busy_host", False):
+                    reply = player.ask(request, deadline, before, ceiling=match_deadline)
+                else:
+                    reply = player.ask(request, deadline, before)
+                charged = True
+                busy_host_s = getattr(player, "host_wait_s", 0.0)
+                if not clocks[seat].charge(time.monotonic() - started - busy_host_s):
+                    raise PlayerFailure(protocol.TIMEOUT, "move", "late")
                 answer = protocol.parse_action(reply, request_id)
             except ProtocolError as err:
                 fail(seat, PlayerFailure(protocol.PROTOCOL_ERROR, err.code, err.detail))
                 break
             except PlayerFailure as failure:
+                if not charged:  # the seat's time up to its failure is its own, for the cost of its matches too
+                    clocks[seat].thought_s += time.monotonic() - started
                 if failure.verdict == protocol.TIMEOUT and failure.code == "move":
                     if deadline == match_deadline and deadline < clocks[seat].deadline(started):
-                        at_ceiling(seat, time.monotonic() - started)  # within its own clock
+                        at_ceiling(seat)  # within its own clock (its thinking so far is charged above)
                         break
                     failure = PlayerFailure(protocol.TIMEOUT, "move", f"no answer to request {request_id} "
                                             f"within {controls[seat].move_ms} ms plus {clocks[seat].bank_ms} ms left "
@@ -271,7 +291,8 @@ def play_match(rules: Any, seed: int, players: list[Player], *, preset: str, tim
               "outcome": outcome, "result": {k: v for k, v in result.items() if k != "seats"},
               "verdicts": [{"seat": s, **verdicts[s].to_dict(), "stderr_tail": reports[s].stderr_tail,
                             "resources": reports[s].resources} for s in range(n)]}
-    return MatchRecord(result=result, replay=replay, reports=reports)
+    return MatchRecord(result=result, replay=replay, reports=reports,
+                       think_ms=[round(clock.thought_s * 1000) for clock in clocks])
 
 
 def _seat_controls(control: TimeControl, seat_controls: Sequence[TimeControl | None] | None,

@@ -7,6 +7,12 @@ full-information events. Each frame also carries its deal, a readable line, the 
 side and the notable events of the step; the match's marks (deals, claims, combinations, burracos,
 pozzetti, the end and any forfeit) come with the first chunk (its ``meta``) so the slider can show them.
 
+The end of a deal is a position of its own: the action that ends a deal also deals the next one, so the
+frame of that step would show the new hands at once. Its frame carries an ``ending`` besides: the table as
+the deal ended (the position before the action, with the last plays of the step laid on it: the winning
+trick, the final table), the step's events up to the deal's end and its line, which the viewer shows before
+the next deal's hands.
+
 Deals are numbered from 1 in the order they were dealt, in every game: the frames' ``deal``, the meta's
 deals and totals, the lines and the marks say "deal 1" for the first deal whatever the engine's own count
 (Bura's starts at 1, Kozel's and Burraco's at 0). The events stay exactly as the engine gave them.
@@ -225,6 +231,54 @@ def score_series(replay: dict[str, Any]) -> tuple[list[list[float]], list[str], 
     return series, side_labels(replay), outcome.get("points_kind", "score")
 
 
+# ---------------------------------------------------------------------------------------------- deal ends
+
+def ends_a_deal(events: list[dict[str, Any]]) -> int | None:
+    """The index just past the ``deal_end`` of a step's events when a new deal follows it in the same step
+    (so the step's position already shows the next deal), else None."""
+    for index, event in enumerate(events):
+        if event.get("type") == "deal_end" and any(e.get("type") == "deal" for e in events[index + 1:]):
+            return index + 1
+    return None
+
+
+def _take_out(hand: list[Any], cards: list[Any]) -> None:
+    for card in cards:
+        if card in hand:
+            hand.remove(card)
+
+
+def table_at_deal_end(game: str, observation: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    """A seat's view as its deal ended: its ``observation`` before the step's action, with the plays the
+    step's ``events`` (as that seat saw them, up to the deal's end) laid on it. Only what those events show
+    is added, so the view holds nothing the seat did not see."""
+    view = pickle.loads(pickle.dumps(observation))
+    sizes = view.get("hand_sizes")
+    for event in events:
+        kind, seat = event.get("type"), event.get("seat")
+        if kind in ("play", "discard") and isinstance(seat, int):
+            cards = list(event["cards"]) if isinstance(event.get("cards"), list) else [event.get("card")]
+            if seat == view.get("seat") and isinstance(view.get("hand"), list):
+                _take_out(view["hand"], cards)
+            if isinstance(sizes, list) and 0 <= seat < len(sizes):
+                sizes[seat] = max(0, sizes[seat] - len(cards))
+            if game == "burraco" and kind == "discard":
+                view["discard_pile"] = [*(view.get("discard_pile") or []), *cards]
+        elif kind == "trick" and game == "kozel":
+            view["trick"], view["leader"] = list(event.get("cards") or []), event.get("leader")
+            winner = event.get("winner")
+            side = next((i for i, s in enumerate(view.get("sides") or []) if winner in s), None)
+            if side is not None and isinstance(view.get("tricks_won"), list) and \
+                    isinstance(view.get("points_taken"), list):
+                view["tricks_won"][side] += 1
+                view["points_taken"][side] += event.get("points") or 0
+                view["tricks"] = [*(view.get("tricks") or []), {k: event.get(k) for k in
+                                                              ("leader", "cards", "winner", "points")}]
+        elif kind == "trick" and game == "bura":
+            view["trick"] = None  # taken: the viewer draws the step's trick from its event, as the step's own
+    return view
+
+
 # ---------------------------------------------------------------------------------------------- the run
 
 class ReplayRun:
@@ -259,6 +313,12 @@ class ReplayRun:
             self.to_move.append(state.to_move())
         self.full_events = state.events(None)
         self.totals = self._totals()
+        # the steps that end a deal and deal the next one: their frames carry the ending as its own position
+        self.deal_ends = {k for k in range(1, self.steps + 1)
+                          if ends_a_deal(self.full_events[self.cursor[k - 1]:self.cursor[k]]) is not None}
+        # The scale (penalty points, fewer is better; or points) is the rules' own, so a match still being
+        # played reads on the same scale as its replay: the engine's outcome says it at any position.
+        self.points_kind: str = state.outcome()["points_kind"]
 
     def deal_of(self, event: dict[str, Any]) -> Any:
         """The 1-based number of the deal an event names (a deal's, a deal end's)."""
@@ -317,7 +377,7 @@ class ReplayRun:
         return {
             "game": replay["game"], "preset": replay["preset"], "rules": replay["rules"], "seats": self.seats,
             "names": [s.get("name") or s.get("bot") for s in replay.get("seats", [])], "bots": seat_bots(replay),
-            "teams": self.teams, "sides": side_labels(replay), "points_kind": result.get("points_kind"),
+            "teams": self.teams, "sides": side_labels(replay), "points_kind": self.points_kind,
             "steps": self.steps,
             "result": {k: result.get(k) for k in ("ranks", "points", "ended_by", "finished")},
             "verdicts": verdicts,
@@ -337,9 +397,14 @@ class ReplayRun:
         actions = self.replay["actions"]
         viewers = range(self.seats) if seat is None else (seat,)
         for k in range(start, stop + 1):
+            before = None
             if k > start:
                 entry = actions[k - 1]
+                if k in self.deal_ends:  # the position before the action is the table the deal ends on
+                    before = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
                 state.apply(entry["seat"], entry["action"])
+            elif k in self.deal_ends:
+                before = self.state_at(k - 1)
             first = self.cursor[k - 1] if k else 0
             seen = state.events(seat, first)
             marks = [m for m in (mark_of(e, self.deal_of(e)) for e in seen) if m]
@@ -349,12 +414,29 @@ class ReplayRun:
             actor = actions[k - 1]["seat"] if k else None
             if actor is not None and actor == seat and not seen:
                 lines = [f"seat {actor}: {_cards(actions[k - 1]['action'].get('type'))}"]
-            yield {
+            frame = {
                 "step": k, "deal": self.deal[k], "actor": actor, "to_move": self.to_move[k],
                 "text": "; ".join(lines) or (f"seat {actor} moves" if actor is not None else "the match begins"),
                 "events": seen, "views": {str(s): state.observation(s) for s in viewers},
                 "totals": self.totals[k], "marks": marks,
             }
+            if before is not None:
+                frame["ending"] = self._ending(k, before, state, seat, viewers)
+            yield frame
+
+    def _ending(self, k: int, before: MatchState, state: MatchState, seat: int | None,
+                viewers: range | tuple[int, ...]) -> dict[str, Any]:
+        """Step ``k``'s deal end as ``seat`` (None: all) saw it: the table it ended on and the events to it."""
+        first = self.cursor[k - 1]
+        events = state.events(seat, first)
+        events = events[:ends_a_deal(events) or len(events)]
+        views = {}
+        for s in viewers:
+            own = state.events(s, first)
+            views[str(s)] = table_at_deal_end(self.replay["game"], before.observation(s),
+                                              own[:ends_a_deal(own) or len(own)])
+        return {"deal": self.deal[k - 1], "events": events, "views": views,
+                "text": "; ".join(summarize(e, self.deal_of(e)) for e in events)}
 
 
 # ---------------------------------------------------------------------------------------------- chunks

@@ -161,9 +161,12 @@ def _sandbox_launcher(spec: BotSpec, backend: str, limits: dict[str, Any]) -> Ca
 
 
 def run_job(job: MatchJob, *, connect: Connect | None = None,
-            on_action: Callable[[int, dict[str, Any]], None] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+            on_action: Callable[[int, dict[str, Any]], None] | None = None,
+            timings: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """Play one match; return its result (for tables and ratings) and its replay. ``connect`` opens the
-    channels of seats played over one; ``on_action`` hears every accepted action (arena.referee.play_match)."""
+    channels of seats played over one; ``on_action`` hears every accepted action (arena.referee.play_match).
+    ``timings`` adds each seat's measured thinking time (``think_ms``) to its row of the result, which then is
+    no longer the same for the same seed."""
     game, rules = resolve(job.preset, dict(job.overrides))
     limits = sandbox_limits_for(job, len(job.seat_bots))
     players = [_player(job, seat, spec, game, rules, limits, connect) for seat, spec in enumerate(job.seat_bots)]
@@ -180,6 +183,8 @@ def run_job(job: MatchJob, *, connect: Connect | None = None,
         if gc_was_enabled:
             gc.enable()
     result = {"index": job.index, "game_number": job.game_number, "rotation": job.rotation, **record.result}
+    if timings:
+        result["seats"] = [{**row, "think_ms": ms} for row, ms in zip(result["seats"], record.think_ms, strict=True)]
     return result, record.replay
 
 

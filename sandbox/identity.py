@@ -65,6 +65,8 @@ def state_of(token: str) -> str | None:
 def live_owners() -> set[str]:
     """Tokens whose lock is held; the lock files of dead owners are removed on the way."""
     folder = state_dir() / "owners"
+    if not folder.is_dir():
+        return set()  # a fresh state folder: no worker has taken a token in it yet
     tokens = [entry.name[: -len(".lock")] for entry in os.scandir(folder) if entry.name.endswith(".lock")]
     return {token for token in tokens if alive(token)}
 

@@ -20,9 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import schedstat
 from .limits import Limits
 from .report import CPU_TIME, WALL_TIME, Ending, SandboxReport, classify
 from .watchdog import WATCHDOG, Watchdog
+
+SCHEDSTAT = schedstat.available()
+PIDS_KEPT_S = 1.0  # how long the list of a bot's processes is used before it is looked up again
 
 if TYPE_CHECKING:
     from .cgroups import Run
@@ -58,6 +62,22 @@ class Confinement(abc.ABC):
 
     def live_cpu_seconds(self) -> float | None:
         return None
+
+    def bot_pids(self, main_pid: int) -> set[int] | None:
+        """Every process of the bot as this machine's /proc sees it, or None where it cannot (a container engine
+        runs the bot beyond this process's view): from the cgroups that track the bot, else the launched process
+        and its descendants."""
+        if self.slow_checks:
+            return None
+        if self._cgroups is not None:
+            return self._cgroups.pids()
+        import psutil  # here, not above: the image builder runs this package on a bare python3
+
+        try:
+            main = psutil.Process(main_pid)
+            return {main_pid, *(child.pid for child in main.children(recursive=True))}
+        except psutil.Error:
+            return None
 
     def ended(self) -> None:  # noqa: B027 - most backends hold nothing that waits for the bot
         """The launched process ended (seen by poll()): drop whatever waited for the bot to start."""
@@ -124,6 +144,7 @@ class SandboxProcess:
         self._killed_for: str | None = None
         self._output_truncated = False
         self._report: SandboxReport | None = None
+        self._bot_pids: tuple[float, set[int] | None] | None = None  # (when found, the bot's processes)
         self._watchdog = Watchdog(shared=False) if confinement.slow_checks else WATCHDOG
         self._watchdog.watch(self)
 
@@ -176,6 +197,25 @@ class SandboxProcess:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+    def task_times(self) -> tuple[float, float] | None:
+        """(CPU seconds, seconds waiting for a CPU) of every thread of the bot so far (sandbox.schedstat), or None
+        where they cannot be seen: the referee forgives a busy host's share of a decision with them."""
+        if self._status is not None or not SCHEDSTAT:
+            return None
+        now = time.monotonic()
+        if self._bot_pids is None or now - self._bot_pids[0] > PIDS_KEPT_S:
+            # Finding the bot's processes walks /proc (milliseconds); reading their threads' counters is cheap.
+            # A process the bot starts is counted from the next look on: its wait is then forgiven, never charged.
+            self._bot_pids = (now, self._confinement.bot_pids(self.pid))
+        pids = self._bot_pids[1]
+        return None if not pids else schedstat.task_times(pids)
+
+    def runnable(self) -> bool:
+        """Whether a thread of the bot is on a CPU or waiting, runnable, for one right now (sandbox.schedstat)."""
+        if self._status is not None or not SCHEDSTAT or self._bot_pids is None or not self._bot_pids[1]:
+            return False
+        return schedstat.any_runnable(self._bot_pids[1])
 
     # -- internals ------------------------------------------------------------------------------------
     def _finish(self, grace_seconds: float) -> SandboxReport:

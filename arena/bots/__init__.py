@@ -12,6 +12,7 @@ import importlib
 from typing import Any
 
 from arena.bots.graded import graded_bots  # greedy-pNN for every game, built on its greedy and random
+from arena.bots.search import search_bots  # search-1..3: determinized search, where the game has a sampler
 
 BOT_MODULES: dict[str, str] = {
     "bura": "arena.bots.bura",
@@ -23,7 +24,8 @@ BOT_MODULES: dict[str, str] = {
 def bots_for(game: str) -> dict[str, Any]:
     if game not in BOT_MODULES:
         raise ValueError(f"no built-in bots for game {game!r}")
-    return {**importlib.import_module(BOT_MODULES[game]).BOTS, **graded_bots(BOT_MODULES[game])}
+    return {**importlib.import_module(BOT_MODULES[game]).BOTS, **graded_bots(BOT_MODULES[game]),
+            **search_bots(game, BOT_MODULES[game])}
 
 
 def make_bot(game: str, name: str, seat: int, rules: Any, seed: int):

@@ -5,7 +5,10 @@
 * ``parallel_env(preset, ...)``: the same match as a PettingZoo Parallel environment, turn-based (only
   the seat to move acts each step; ``arena.env.parallel``);
 * ``KozyrGymEnv(preset, opponents, ...)``: a Gymnasium environment where one seat learns
-  (``arena.env.gym``);
+  (``arena.env.gym``), also ``gymnasium.make("kozyr/<preset>-v0")`` (registered on import,
+  ``arena.env.registration``); ``Snapshot`` puts a learner's policy in an opponent's seat;
+* ``arena.env.vector.KozyrVectorEnv(preset, num_envs, opponents)``: N matches of the Gymnasium view
+  stepped together in worker processes (also ``gymnasium.make_vec("kozyr/<preset>-v0", num_envs)``);
 * ``arena.env.openspiel.register_openspiel()``: the presets as OpenSpiel Python games (imported on its own:
   pyspiel is a large module that the PettingZoo and Gymnasium users need not load).
 
@@ -17,6 +20,10 @@ from __future__ import annotations
 
 from arena.env.aec import RawEnv, env, raw_env
 from arena.env.gym import KozyrGymEnv
+from arena.env.opponents import Snapshot
 from arena.env.parallel import KozyrParallelEnv, parallel_env
+from arena.env.registration import register_envs
 
-__all__ = ["KozyrGymEnv", "KozyrParallelEnv", "RawEnv", "env", "parallel_env", "raw_env"]
+register_envs()
+
+__all__ = ["KozyrGymEnv", "KozyrParallelEnv", "RawEnv", "Snapshot", "env", "parallel_env", "raw_env"]

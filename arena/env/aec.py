@@ -22,12 +22,24 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from arena.cards import derive_seed
-from arena.env.encoding import BurracoEncoder, Move, encoder_for
+from arena.env.encoding import BurracoEncoder, Encoder, Move, encoder_for
 from arena.env.replays import write_replay
 from arena.games import new_match, resolve
 from arena.games.seating import side_scores
+
+
+def position(encoder: Encoder, state: Any, seat: int) -> tuple[dict[str, Any], list[Move], list[dict[str, Any]]]:
+    """What ``seat`` (the seat to move) decides on: its observation, its moves (index, engine action) in
+    index order, and Burraco's meld and add candidates of the turn (empty for the other games)."""
+    observation = state.observation(seat)
+    if isinstance(encoder, BurracoEncoder):
+        candidates = encoder.candidates(observation)
+        return observation, encoder.moves(state, seat, observation, candidates), candidates
+    return observation, encoder.moves(state, seat, observation), []
 
 
 class RawEnv(AECEnv):
@@ -68,6 +80,15 @@ class RawEnv(AECEnv):
         self._seat = 0  # the seat of agent_selection while the match is on
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
+    def share_tables(self, other: RawEnv) -> None:
+        """Use ``other``'s encoder and mask table (same rules): matches stepped one after another in one
+        thread then keep one set of the encoder's tables in the core's cache instead of one per match.
+        Not for environments stepped by different threads: Burraco's encoder keeps a position between
+        its ``candidates`` and ``moves`` calls."""
+        if other.rules != self.rules:
+            raise ValueError(f"only environments of the same rules share tables: {self.preset} with {other.preset}")
+        self.encoder, self._burraco, self._masks = other.encoder, other._burraco, other._masks
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -99,14 +120,13 @@ class RawEnv(AECEnv):
             return
         seat = state.to_move()
         agent = self.possible_agents[seat]
-        observation = state.observation(seat)
-        if self._burraco is not None:
-            candidates = self._candidates = self._burraco.candidates(observation)
-            moves = self._burraco.moves(state, seat, observation, candidates)
-            candidates = list(candidates)
-        else:
+        if self._burraco is None:  # position(), inlined: this runs every step
+            observation = state.observation(seat)
             moves = self.encoder.moves(state, seat, observation)
-            candidates = []
+            candidates: list[dict[str, Any]] = []
+        else:
+            observation, moves, candidates = position(self._burraco, state, seat)
+        self._candidates = candidates
         self._moves = moves
         legal = self._legal = dict(moves)
         # Only the previous mover's info held anything; every other seat's is still empty.
@@ -115,7 +135,7 @@ class RawEnv(AECEnv):
         self.agent_selection = agent
         self._seat = seat
         self._observation = observation
-        infos[agent] = {"raw_observation": observation, "legal_actions": legal.copy(), "candidates": candidates}
+        infos[agent] = {"raw_observation": observation, "legal_actions": legal.copy(), "candidates": list(candidates)}
 
     def _finish(self) -> None:
         outcome = self.state.outcome()
@@ -134,28 +154,41 @@ class RawEnv(AECEnv):
                                             self.actions_played)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        mine = agent == self.agent_selection and not self.terminations[agent]
-        # The acting seat's observation was built for this position already (the state has not moved).
-        observation = self._observation if mine else self.state.observation(self._seat_of[agent])
-        if mine:
-            # The masks of the positions met so far, by their legal indices: a copy of one costs less than
-            # filling a new one (a game has few distinct sets of legal indices: Bura's 35 actions).
-            key = tuple(self._legal)
-            mask = self._masks.get(key)
-            if mask is None:
-                mask = np.zeros(self.encoder.actions, dtype=np.int8)
-                mask.put(key, 1)
-                if len(self._masks) >= 4096:
-                    self._masks.clear()
-                self._masks[key] = mask
-            mask = mask.copy()
-        else:
-            mask = np.zeros(self.encoder.actions, dtype=np.int8)
+        if agent == self.agent_selection and not self.terminations[agent]:
+            return self._observe_mover()
+        observation = self.state.observation(self._seat_of[agent])
+        mask = np.zeros(self.encoder.actions, dtype=np.int8)
         if self._burraco is not None:
-            vector = self._burraco.encode(observation, self._candidates if mine else None)
+            return {"observation": self._burraco.encode(observation, None), "action_mask": mask}
+        return {"observation": self.encoder.encode(observation), "action_mask": mask}
+
+    def _observe_mover(self) -> dict[str, np.ndarray]:
+        # The acting seat's observation was built for this position already (the state has not moved).
+        if self._burraco is not None:
+            vector = self._burraco.encode(self._observation, self._candidates)
         else:
-            vector = self.encoder.encode(observation)
-        return {"observation": vector, "action_mask": mask}
+            vector = self.encoder.encode(self._observation)
+        return {"observation": vector, "action_mask": self._mask()}
+
+    def _mask(self) -> np.ndarray:
+        """A new int8 mask of the mover's legal indices."""
+        # The masks of the positions met so far, by their legal indices: a copy of one costs less than
+        # filling a new one (a game has few distinct sets of legal indices: Bura's 35 actions).
+        key = tuple(self._legal)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.zeros(self.encoder.actions, dtype=np.int8)
+            mask.put(key, 1)
+            if len(self._masks) >= 4096:
+                self._masks.clear()
+            self._masks[key] = mask
+        return mask.copy()
+
+    def action_mask(self) -> np.ndarray:
+        """The legal action indices of the agent to move as an int8 mask (all zero once the match is over)."""
+        if self.state is None or self.terminations.get(self.agent_selection, True):
+            return np.zeros(self.encoder.actions, dtype=np.int8)
+        return self._mask()
 
     def legal_moves(self) -> list[Move]:
         """(index, engine action) for the agent to act, in index order."""
@@ -169,13 +202,17 @@ class RawEnv(AECEnv):
         chosen = self._legal.get(action)  # type: ignore[arg-type]
         if chosen is None:
             raise ValueError(f"action {action!r} is not legal for {agent} now (see the action mask)")
+        self._play(chosen)
+
+    def _play(self, chosen: dict[str, Any]) -> None:
+        """The mover plays ``chosen``, one of its legal moves."""
         seat = self._seat
         self.state.apply(seat, chosen)
         self.actions_played.append({"seat": seat, "action": chosen})
-        self._cumulative_rewards[agent] = 0.0
-        # Rewards are only ever set at the end of the match (by _finish, or by TerminateIllegalWrapper's
-        # forfeit), after which every step is a dead one: a live step starts with every reward still 0,
-        # so there is nothing to clear and nothing to add to the cumulative rewards until the end.
+        self._cumulative_rewards[self.agent_selection] = 0.0
+        # Rewards are only ever set at the end of the match (by _finish, or by env()'s forfeit), after
+        # which every step is a dead one: a live step starts with every reward still 0, so there is
+        # nothing to clear and nothing to add to the cumulative rewards until the end.
         self._prepare()
 
     def render(self) -> str | None:
@@ -203,10 +240,137 @@ def raw_env(preset: str = "bura", **kwargs: Any) -> RawEnv:
     return RawEnv(preset, **kwargs)
 
 
-def env(preset: str = "bura", **kwargs: Any) -> AECEnv:
+class KozyrEnv(wrappers.OrderEnforcingWrapper):
+    """``env()``'s environment: ``RawEnv`` with the checks of PettingZoo's classic-game wrappers
+    (``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``),
+    raising the same errors and warnings, in one layer.
+
+    PettingZoo's three wrappers reach every attribute through a chain of ``__getattr__`` calls and
+    observe each position twice, which made ``env()`` 2.5x slower than ``raw_env()``. Here the attributes
+    read every step are properties of this class, an illegal action is told from the mover's legal
+    indices, and ``last()`` reads the raw environment directly. It stays an ``OrderEnforcingWrapper``, so
+    ``agent_iter()`` keeps PettingZoo's own loop check and code that looks for that wrapper finds it.
+    """
+
+    def __init__(self, raw: RawEnv, illegal_reward: float = -1.0):
+        super().__init__(raw)
+        self.raw = raw
+        self.illegal_reward = float(illegal_reward)
+        self._n = raw.encoder.actions
+
+    def _before_reset(self, name: str) -> Any:
+        raise AttributeError(f"{name} cannot be accessed before reset")
+
+    # Read every step: plain properties, not OrderEnforcingWrapper's __getattr__ chain.
+    agent_selection = property(lambda self: self.raw.agent_selection if self._has_reset
+                               else self._before_reset("agent_selection"))
+    agents = property(lambda self: self.raw.agents if self._has_reset else self._before_reset("agents"))
+    rewards = property(lambda self: self.raw.rewards if self._has_reset else self._before_reset("rewards"))
+    terminations = property(lambda self: self.raw.terminations if self._has_reset
+                            else self._before_reset("terminations"))
+    truncations = property(lambda self: self.raw.truncations if self._has_reset
+                           else self._before_reset("truncations"))
+    infos = property(lambda self: self.raw.infos if self._has_reset else self._before_reset("infos"))
+    _cumulative_rewards = property(lambda self: self.raw._cumulative_rewards)
+    possible_agents = property(lambda self: self.raw.possible_agents)
+    observation_spaces = property(lambda self: self.raw.observation_spaces)
+    action_spaces = property(lambda self: self.raw.action_spaces)
+    metadata = property(lambda self: self.raw.metadata)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentLoop(self, max_iter)
+
+    @property
+    def num_agents(self) -> int:
+        return len(self.agents)
+
+    @property
+    def unwrapped(self) -> RawEnv:
+        return self.raw
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.raw.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            self._before_reset("agent_selection")  # what AECEnv.last meets first behind PettingZoo's wrappers
+        raw = self.raw
+        agent = raw.agent_selection
+        terminated = raw.terminations[agent]
+        if not observe:
+            observation = None
+        elif terminated:
+            observation = raw.observe(agent)
+        else:
+            observation = raw._observe_mover()
+        return observation, raw._cumulative_rewards[agent], terminated, raw.truncations[agent], raw.infos[agent]
+
+    def action_mask(self) -> np.ndarray:
+        return self.raw.action_mask()
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self.raw
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        # AssertOutOfBoundsWrapper's check, with Discrete.contains's answer for a plain int computed here.
+        if not ((action is None and dead) or (action.__class__ is int and 0 <= action < self._n)
+                or raw.action_spaces[agent].contains(action)):
+            raise AssertionError("action is not in action space")
+        if dead:
+            raw._was_dead_step(action)
+            return
+        chosen = raw._legal.get(action)
+        if chosen is None:  # the mask's zeros: TerminateIllegalWrapper's forfeit
+            self._forfeit(agent)
+        else:
+            raw._play(chosen)
+
+    def _forfeit(self, agent: str) -> None:
+        EnvLogger.warn_on_illegal_move()
+        raw = self.raw
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = self.illegal_reward
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+
+    def __str__(self) -> str:
+        return str(self.raw)
+
+
+class _AgentLoop(AECOrderEnforcingIterable):
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent loop, reading the raw environment's fields directly."""
+
+    def __next__(self) -> str:
+        raw = self.env.raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return raw.agent_selection
+
+
+def env(preset: str = "bura", *, illegal_reward: float = -1.0, **kwargs: Any) -> KozyrEnv:
     """The wrapped environment, as PettingZoo's own games are: an illegal action ends the match (the actor
-    scores -1, as a forfeit on the platform), out-of-range actions are an error, and order is enforced."""
-    wrapped: AECEnv = RawEnv(preset, **kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    scores ``illegal_reward``, -1 as a forfeit on the platform), out-of-range actions are an error, and
+    the call order is enforced (``KozyrEnv``). Keyword arguments are ``RawEnv``'s."""
+    return KozyrEnv(RawEnv(preset, **kwargs), illegal_reward)

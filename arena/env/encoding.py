@@ -34,6 +34,13 @@ Move = tuple[int, dict[str, Any]]
 _first = itemgetter(0)  # a move's action index, the sort key of every move list
 
 
+def action_key(action: dict[str, Any]) -> tuple:
+    """One hashable key per engine action, equal for two spellings of the same action: every list in an action
+    is a multiset of cards (a meld's or a set's cards, a face-down subset), so its order is not part of it.
+    An encoder must never list two moves with the same key, nor two with the same index."""
+    return tuple(sorted((k, tuple(sorted(v)) if isinstance(v, list) else v) for k, v in action.items()))
+
+
 class Encoder(abc.ABC):
     """What every game family's encoder provides (each family implements all three)."""
 
@@ -581,11 +588,24 @@ class BurracoEncoder(Encoder):
         return self._table_cached
 
     def candidates(self, observation: dict[str, Any]) -> list[dict[str, Any]]:
-        """This turn's melds and adds, as the built-in bots find them (every one keeps the turn finishable)."""
+        """This turn's melds and adds, as the built-in bots find them (every one keeps the turn finishable),
+        each action once (by ``action_key``), the first ``CANDIDATES`` of them."""
         if observation["decision"] != "play":
             return []
         table = self._table(observation)
-        return (burraco_bots._meld_options(table) + burraco_bots._add_options(table))[:CANDIDATES]
+        # The bots' option lists may name one action twice (a 2 of a run's suit that extends it is both one of
+        # its naturals and a wild): each action gets one slot, or it would have two indices and two strings.
+        found: list[dict[str, Any]] = []
+        seen: set[tuple] = set()
+        for option in burraco_bots._meld_options(table) + burraco_bots._add_options(table):
+            # action_key's meaning for these options (cards as a multiset), at a fraction of its cost
+            key = (option["type"], option.get("meld"), option.get("wild_as"), *sorted(option["cards"]))
+            if key not in seen:
+                seen.add(key)
+                found.append(option)
+                if len(found) == CANDIDATES:
+                    break
+        return found
 
     def moves(self, state: Any, seat: int, observation: dict[str, Any],
               candidates: list[dict[str, Any]] | None = None) -> list[Move]:

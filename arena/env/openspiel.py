@@ -14,18 +14,28 @@ randomness of their own, so a match is that outcome plus the players' actions). 
 
 Actions, observation tensor and strings are arena.env.encoding's (docs/training.md); returns are each
 side's match score mapped to [-1, 1], as in the PettingZoo environment.
+
+Information states: a seat's information state string is its observation and its own view of the events of
+the deal in play (earlier deals are over and reshuffled: what they showed says nothing of this one's cards);
+its tensor is the observation tensor (the encoder's features, which keep what the rules let a seat remember,
+such as every face-up pile). ``resample_from_infostate`` deals the cards the seat has not seen afresh
+(arena.env.resample), so OpenSpiel's ISMCTS searches worlds the seat cannot tell from the true one and never
+the true deal.
 """
 
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pyspiel
 
 from arena.cards import derive_seed
-from arena.env.encoding import BurracoEncoder, Encoder, encoder_for
+from arena.env.encoding import BurracoEncoder, Encoder, action_key, encoder_for
+from arena.env.resample import deal_history, resample
 from arena.games import all_presets, new_match, resolve
 from arena.games.seating import side_scores
 
@@ -56,8 +66,8 @@ def _game_type(preset: str, seats: int) -> pyspiel.GameType:
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=seats,
         min_num_players=seats,
-        provides_information_state_string=False,
-        provides_information_state_tensor=False,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={"seeds": 1024, "base_seed": 0, "rules": ""})
@@ -120,7 +130,8 @@ def _game_class(preset: str) -> type:
             return KozyrState(self)
 
         def make_py_observer(self, iig_obs_type=None, params=None) -> KozyrObserver:
-            return KozyrObserver(_config_of(self).encoder)
+            perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+            return KozyrObserver(_config_of(self).encoder, perfect_recall)
 
     KozyrGame.__name__ = KozyrGame.__qualname__ = f"KozyrGame_{preset.replace('-', '_')}"
     return KozyrGame
@@ -134,13 +145,27 @@ class KozyrState(pyspiel.State):
         self.kozyr = config or _config_of(game)
         self.match: Any = None
         self._moves_cache: list | None = None
+        # The first of the match's events that belongs to the deal in play, and how many events have been
+        # looked at for it: found on demand, so that only information states pay for it.
+        self._deal_start = 0
+        self._events_seen = 0
 
     def __deepcopy__(self, memo: dict) -> KozyrState:
         # copy.deepcopy(state) comes here; pyspiel's own clone deep-copies the fields instead, which reaches
         # the match's and the Config's __deepcopy__: the same cost either way.
         other = KozyrState(self.get_game(), self.kozyr)
         other.match = None if self.match is None else self.match.clone()
+        other._deal_start, other._events_seen = self._deal_start, self._events_seen
         return other
+
+    def deal_start(self) -> int:
+        """The index of the deal in play's ``deal`` event among the match's events (read on from the last look)."""
+        new = self.match.events(None, self._events_seen)
+        for i, event in enumerate(new):
+            if event.get("type") == "deal":
+                self._deal_start = self._events_seen + i
+        self._events_seen += len(new)
+        return self._deal_start
 
     def current_player(self) -> int:
         if self.match is None:
@@ -160,7 +185,39 @@ class KozyrState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         if self.match is None or self.match.is_over() or player != self.match.to_move():
             return []
-        return [index for index, _ in self._moves()]
+        indices = [index for index, _ in self._moves()]
+        if len(set(indices)) != len(indices):  # an encoder bug: one index would stand for two actions
+            raise RuntimeError(f"{self.kozyr.preset}: an action index is listed twice: {self._moves()}")
+        return indices
+
+    def apply_engine_action(self, action: dict[str, Any]) -> None:
+        """Play an engine action for the seat to move (a house bot's, say): as its action index when the moves
+        list it, so that ``history()`` records it; otherwise (a Burraco meld beyond the listed candidates)
+        straight on the match, which the engine validates, and then ``history()`` does not hold it."""
+        if self.match is None or self.match.is_over():
+            raise ValueError("no seat is to move: the deal seed comes first, and a finished match takes no action")
+        key = action_key(action)
+        for index, listed in self._moves():
+            if action_key(listed) == key:
+                self.apply_action(index)
+                return
+        self.match.apply(self.match.to_move(), action)
+        self._moves_cache = None
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KozyrState:
+        """A state ``player_id`` cannot tell from this one, the cards it has not seen dealt afresh (and a fresh
+        seed for later deals); see arena.env.resample. ``probability_sampler`` is pyspiel's (a callable giving
+        floats in [0, 1), such as ``pyspiel.UniformProbabilitySampler(0., 1.)``) or a ``random.Random``."""
+        other = KozyrState(self.get_game(), self.kozyr)
+        if self.match is None:
+            return other
+        if isinstance(probability_sampler, random.Random):
+            rng = probability_sampler
+        else:
+            rng = random.Random(int(probability_sampler() * 2 ** 53))
+        other.match = resample(self.match, int(player_id), rng, self.deal_start())
+        other._deal_start, other._events_seen = self._deal_start, self._events_seen  # its log: one event per event
+        return other
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         p = 1.0 / self.kozyr.seeds
@@ -210,11 +267,20 @@ class KozyrState(pyspiel.State):
         return f"{self.kozyr.preset} deal {observation['deal']}: seat {seat} to {observation['decision']}"
 
 
-class KozyrObserver:
-    """What a player sees: arena.env.encoding's vector as the tensor, the engine's observation as the string."""
+def seeded_resampler(seed: int) -> Callable[[Any, int], KozyrState]:
+    """A resampler for ISMCTS (``ISMCTSBot.set_resampler``) drawing from its own seeded stream, so that a search
+    is reproducible (OpenSpiel's default draws from a new, randomly seeded sampler every time)."""
+    rng = random.Random(seed)
+    return lambda state, player: state.resample_from_infostate(player, rng)
 
-    def __init__(self, encoder: Encoder):
+
+class KozyrObserver:
+    """What a player sees: arena.env.encoding's vector as the tensor, the engine's observation as the string;
+    with ``perfect_recall`` (the information state) the string adds the seat's view of the deal's events."""
+
+    def __init__(self, encoder: Encoder, perfect_recall: bool = False):
         self.encoder = encoder
+        self.perfect_recall = perfect_recall
         self.tensor = np.zeros(encoder.size, np.float32)
         self.dict = {"observation": self.tensor}
 
@@ -232,6 +298,10 @@ class KozyrObserver:
     def string_from(self, state: KozyrState, player: int) -> str:
         if state.match is None:
             return "before the deal"
+        if self.perfect_recall:
+            seen = {"observation": state.match.observation(player),
+                    "deal": deal_history(state.match, player, state.deal_start())}
+            return json.dumps(seen, separators=(",", ":"), sort_keys=True)
         return json.dumps(state.match.observation(player), separators=(",", ":"), sort_keys=True)
 
 

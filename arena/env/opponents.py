@@ -5,20 +5,25 @@ gets the seed ``arena play`` gives it (``derive_seed(match seed, BOT_SEED_LABEL,
 episode against built-ins is the match ``arena play --seed`` plays. A bot program is staged as
 ``arena play`` stages it and started through ``arena.runner``'s players (sandboxed), and is spoken to
 in the protocol of docs/protocol.md: hello, a request per decision with the events since its last one,
-and the result at the end.
+and the result at the end. A :class:`Snapshot` plays a learner's policy in an opponent's seat (self-play):
+it sees that seat's observation encoded as the learner sees its own and answers an action index.
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
 from arena import protocol
-from arena.bots import make_bot
+from arena.bots import bots_for, make_bot
 from arena.botspec import BUILTIN_PREFIX, stage_bot
 from arena.cards import derive_seed
+from arena.env.aec import position
 from arena.games.options import rules_to_dict
 from arena.players import Player
 from arena.referee import TimeControl
@@ -39,6 +44,47 @@ class BotOpponent:
 
     def act(self, state: Any, seat: int) -> dict[str, Any]:
         return self.bot.act(state.observation(seat), state.legal_actions(seat))
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+class Snapshot:
+    """A policy that plays from the learner's side of the environment, for self-play.
+
+    ``predict(observation) -> action index`` gets what the learner gets from ``KozyrGymEnv``:
+    ``{"observation": float32 vector, "action_mask": int8 mask}`` of the seat it plays. A trained model
+    is one: ``Snapshot(lambda o: model.predict(o, action_masks=o["action_mask"], deterministic=True)[0])``
+    for Stable-Baselines3-contrib's MaskablePPO. Take a snapshot of a copy of the model if the learner
+    keeps training while it plays. An index outside the mask is an error naming the seat.
+    """
+
+    def __init__(self, predict: Callable[[dict[str, Any]], Any]):
+        if not callable(predict):
+            raise TypeError(f"Snapshot takes a function observation -> action index, not {predict!r}")
+        self.predict = predict
+
+
+class SnapshotOpponent:
+    """A :class:`Snapshot` in one seat: encodes that seat's position and maps the index back to an action."""
+
+    def __init__(self, snapshot: Snapshot, encoder: Any):
+        self.snapshot = snapshot
+        self.encoder = encoder
+
+    def act(self, state: Any, seat: int) -> dict[str, Any]:
+        observation, moves, candidates = position(self.encoder, state, seat)
+        mask = np.zeros(self.encoder.actions, dtype=np.int8)
+        legal = dict(moves)
+        mask.put(list(legal), 1)
+        vector = (self.encoder.encode(observation, candidates) if self.encoder.game == "burraco"
+                  else self.encoder.encode(observation))
+        index = self.snapshot.predict({"observation": vector, "action_mask": mask})
+        try:
+            return legal[int(index)]
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"the snapshot in seat {seat} chose {index!r}, which its action mask forbids "
+                             f"(legal: {sorted(legal)})") from None
 
     def close(self) -> None:
         """Nothing to stop."""
@@ -95,13 +141,33 @@ class ProgramOpponent:
             self._staging.cleanup()
 
 
+def check_opponent(spec: Any, game: str) -> None:
+    """Refuse, naming it, an opponent ``make_opponent`` could not start (before any episode begins)."""
+    if isinstance(spec, str) and spec.startswith(BUILTIN_PREFIX):
+        name = spec[len(BUILTIN_PREFIX):]
+        if name not in bots_for(game):
+            raise ValueError(f"unknown built-in bot {name!r} for {game}; built-ins are: "
+                             f"{', '.join(sorted(bots_for(game)))}")
+    elif isinstance(spec, str | Path):
+        if not Path(spec).exists():
+            raise ValueError(f"opponent {str(spec)!r} is neither 'builtin:NAME' nor an existing bot directory or file")
+    elif not isinstance(spec, Snapshot) and not hasattr(spec, "act"):
+        raise ValueError(f"an opponent is 'builtin:NAME', a bot directory, a Snapshot or an object with act(), "
+                         f"not {spec!r}")
+
+
 def make_opponent(spec: Any, game: str, preset: str, rules: Any, match_seed: int, seat: int, *,
-                  teams: list[list[int]], sandbox: str = "bwrap") -> Opponent:
+                  teams: list[list[int]], sandbox: str = "bwrap", encoder: Any = None) -> Opponent:
     if isinstance(spec, str) and spec.startswith(BUILTIN_PREFIX):
         name = spec[len(BUILTIN_PREFIX):]
         return BotOpponent(make_bot(game, name, seat, rules, derive_seed(match_seed, BOT_SEED_LABEL, seat)))
     if isinstance(spec, str | Path):
         return ProgramOpponent(spec, game, preset, rules, match_seed, seat, teams=teams, sandbox=sandbox)
+    if isinstance(spec, Snapshot):
+        if encoder is None:
+            raise ValueError("a Snapshot opponent needs the environment's encoder")
+        return SnapshotOpponent(spec, encoder)
     if hasattr(spec, "act"):
         return BotOpponent(spec)
-    raise ValueError(f"an opponent is 'builtin:NAME', a bot directory or an object with act(), not {spec!r}")
+    raise ValueError(f"an opponent is 'builtin:NAME', a bot directory, a Snapshot or an object with act(), "
+                     f"not {spec!r}")

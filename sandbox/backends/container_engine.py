@@ -5,11 +5,16 @@ engine answers, else Podman). Both get the same command line (docker.py); Podman
 (KOZYR_CONTAINER_RUNTIME, default `runc` when installed: `crun` refuses hybrid cgroup machines). A storage
 driver can be forced with KOZYR_CONTAINER_STORAGE_DRIVER (Podman only; the image must be built with the
 same). The bot image is KOZYR_SANDBOX_DOCKER_IMAGE (default kozyr-bot-runtime:latest).
+
+Several sites may share one engine: KOZYR_SITE_ID names this one (the same on every worker host of the site),
+so the reaper (container_reaper.py) removes only its own site's bot containers. Unset, the site is the
+workers sharing this sandbox state folder (`state-<state id>`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -17,11 +22,14 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..errors import SandboxError
+from ..identity import state_id
 
 DEFAULT_IMAGE = "kozyr-bot-runtime:latest"
 ENGINE_SETTING = "KOZYR_CONTAINER_ENGINE"
 RUNTIME_SETTING = "KOZYR_CONTAINER_RUNTIME"
 STORAGE_SETTING = "KOZYR_CONTAINER_STORAGE_DRIVER"
+SITE_SETTING = "KOZYR_SITE_ID"
+SITE_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")  # a label value every engine's filter takes as is
 ENGINES = ("docker", "podman")
 Runner = Callable[..., subprocess.CompletedProcess]  # subprocess.run, or a test's stand-in for the engine CLI
 
@@ -52,6 +60,17 @@ class Engine:
 
 def image() -> str:
     return os.environ.get("KOZYR_SANDBOX_DOCKER_IMAGE", DEFAULT_IMAGE)
+
+
+def site_id() -> str:
+    """This site's id, which labels its bot containers (KOZYR_SITE_ID, else one per sandbox state folder)."""
+    site = os.environ.get(SITE_SETTING, "").strip()
+    if not site:
+        return f"state-{state_id()}"
+    if not SITE_SHAPE.fullmatch(site):
+        raise SandboxError(f"{SITE_SETTING} must be 1-63 letters, digits, '_', '.' or '-' (starting with a letter "
+                           f"or digit), got {site!r}")
+    return site
 
 
 def engine_setting() -> str:
@@ -100,6 +119,7 @@ def _answers(cli: str, *arguments: str) -> str:
 def unavailable_reason() -> str | None:
     """None when the container backend can start bots here, else why not (for backends_available())."""
     try:
+        site_id()
         return find_engine()[1]
     except SandboxError as error:
         return str(error)

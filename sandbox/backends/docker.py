@@ -15,7 +15,7 @@ gets no extra tmpfs of its own on /run and /var/tmp, none of its default environ
 
 Containers are not started with `--rm`: finish() first asks the engine whether the kernel OOM-killed the
 bot (the only reliable out-of-memory signal), then removes the container. Every container carries the
-labels with which container_reaper.py removes the ones a crashed worker left behind.
+labels (its site, its worker) with which container_reaper.py removes the ones a crashed worker left behind.
 """
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ from ..proc_masks import PROC_MASKED_DIRS, PROC_MASKED_FILES
 from ..process import Confinement, Measures, SandboxProcess, decode_shell_status
 from ..state import state_dir
 from ..uids import UidLease, can_switch_uid, lease_uid
+from . import container_reaper as reaper
 from . import container_seccomp
-from .container_engine import Engine, Runner, image, required_engine
+from .container_engine import Engine, Runner, image, required_engine, site_id
 from .container_fifos import MOUNT, HandedFifos
-from .container_reaper import DEADLINE_LABEL, DEADLINE_MARGIN_SECONDS, LABEL, OWNER_LABEL, owner_token
 
 DEFAULT_UID = 65534  # nobody: no file on the image belongs to it; used when the worker cannot lease uids
 DOCKER = Engine()  # run_command's engine when none is named: the Docker CLI
@@ -74,16 +74,15 @@ PROC_MASKS = tuple(sorted(["/dev/pts", *(f"/proc/{name}" for name in PROC_MASKED
 # some hosts (here conmon's hard limit is 32768). 4096 leaves room for 128 bots at the default 32 tasks.
 NPROC_SHARED = 4096
 
-# The engines' StartedAt of a container that was created but never started (Go's zero time).
-NEVER_STARTED = "0001-01-01"
-
 
 def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str, deadline: int,
                 env: dict[str, str], image_name: str, uid: int = DEFAULT_UID, engine: Engine = DOCKER,
                 nproc: int = NPROC_SHARED, seccomp_profile: str = "seccomp.json", owner: str = "",
-                disks: tuple[str, ...] = (), fifos: Path = Path("fifos")) -> list[str]:  # fmt: skip
+                site: str = "local", worker: str = "", disks: tuple[str, ...] = (),
+                fifos: Path = Path("fifos")) -> list[str]:  # fmt: skip
     """The `run` command line for one bot (pure: tests read it). `fifos`: the folder of the bot's pipes
-    (container_fifos.py)."""
+    (container_fifos.py); `site`, `owner` and `worker`: the labels the reaper judges it by
+    (container_reaper.py)."""
     megabytes = f"{limits.memory_mb}m"
     cpu_soft = math.ceil(limits.cpu_seconds) + 1  # a per-process backstop; the watchdog stops the bot first
     environment = [arg for key, value in env.items() for arg in ("--env", f"{key}={value}")]
@@ -99,9 +98,11 @@ def run_command(command: list[str], bot_dir: Path, limits: Limits, *, name: str,
         *engine.command("run"),
         "--name", name,
         "--pull", "never",  # a worker never contacts a registry; the image is there or the start fails
-        "--label", f"{LABEL}=1",
-        "--label", f"{DEADLINE_LABEL}={deadline}",
-        "--label", f"{OWNER_LABEL}={owner}",
+        "--label", f"{reaper.LABEL}=1",
+        "--label", f"{reaper.DEADLINE_LABEL}={deadline}",
+        "--label", f"{reaper.OWNER_LABEL}={owner}",
+        "--label", f"{reaper.SITE_LABEL}={site}",
+        "--label", f"{reaper.WORKER_LABEL}={worker}",
         *podman_only,
         "--mount", f"type=bind,source={fifos},target={MOUNT},readonly",
         "--network", "none",
@@ -330,7 +331,7 @@ class DockerConfinement(Confinement):
             return True
         self._inspect()
         started = (self._state or {}).get("StartedAt") or ""
-        return not started or started.startswith(NEVER_STARTED)
+        return not started or started.startswith(reaper.NEVER_STARTED)
 
     def release_fifos(self, close_ends: bool = False) -> None:
         """Stop waiting for the shim; `close_ends` also closes the worker's ends (a start that failed)."""
@@ -378,8 +379,9 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
     if not Path(bot_dir).is_dir():
         raise SandboxError(f"bot directory {bot_dir} does not exist or is not a directory")
     started = time.monotonic()
+    site = site_id()  # a malformed KOZYR_SITE_ID is said before anything is taken
     name = f"kozyr-bot-{uuid.uuid4().hex[:16]}"
-    deadline = int(time.time() + limits.wall_seconds + DEADLINE_MARGIN_SECONDS)
+    deadline = int(time.time() + limits.wall_seconds + reaper.DEADLINE_MARGIN_SECONDS)
     workdir = _engine_cwd(name)
     # A root worker gives each container a uid of its own, leased like bwrap's (per-user kernel counters
     # and limits are then the bot's alone); otherwise every bot is `nobody`.
@@ -390,7 +392,8 @@ def start_docker(command: list[str], bot_dir: Path, limits: Limits, env: dict | 
         raise
     argv = run_command(command, bot_dir, limits, name=name, deadline=deadline, env=bot_environment(env),
                        image_name=image(), engine=engine, seccomp_profile=container_seccomp.profile_path(),
-                       owner=owner_token(), uid=lease.uid if lease is not None else DEFAULT_UID,
+                       owner=reaper.owner_token(), site=site, worker=reaper.worker_container(engine, runner),
+                       uid=lease.uid if lease is not None else DEFAULT_UID,
                        disks=disks(), fifos=workdir / "pipes")  # fmt: skip
     # The CLI (not the bot) gets the worker's engine settings; the bot gets only --env values.
     cli_env = {key: value for key, value in os.environ.items()
