@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 
 
 class AccountsConfig(AppConfig):
@@ -7,3 +8,11 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts import schema  # noqa: F401  (registers the token scheme with drf-spectacular)
+
+
+class KozyrAdminConfig(admin_apps.AdminConfig):
+    """django.contrib.admin, whose site checks passwords under the log-in limits (accounts/admin_site.py);
+    named in INSTALLED_APPS, never the default of `accounts`."""
+
+    default = False
+    default_site = "accounts.admin_site.KozyrAdminSite"

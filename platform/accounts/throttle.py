@@ -1,4 +1,11 @@
-"""Log-in limits, one policy for the web form and the API's token log-in (what ``arena login`` calls).
+"""Log-in limits, one policy for every path that checks a password.
+
+Every password check runs through :func:`check_password_under_limits`: ``authenticate()`` through the site's
+authentication backend (accounts/backends.py), so the site's log-in form, ``/admin/login/`` and the API's token
+log-in (what ``arena login`` calls) alike; and the old-password check of the password-change forms, the site's
+and the admin's (accounts/forms.py). A refused check raises :class:`LoginRefused` before the password is looked
+at; a form shows its message and its page answers 429 with ``Retry-After`` (accounts/views.py, accounts/
+admin_site.py), the API its throttled error.
 
 Addresses are :func:`accounts.limits.client_key` (the trusted proxies' view; an IPv6 /64 counts as one).
 In a sliding window of 10 minutes:
@@ -24,11 +31,15 @@ guesses would reset their address.
 
 from __future__ import annotations
 
-from django.contrib.auth.views import LoginView
+from collections.abc import Callable
+from typing import TypeVar
+
 from django.core.cache import cache
-from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import ValidationError
 
 from accounts.limits import Counter, Limit, RateLimited, account_key, client_key, in_words
+
+T = TypeVar("T")
 
 WINDOW_SECONDS = 600
 PER_ADDRESS = Limit("login-address", 10, WINDOW_SECONDS, "failed log-ins from one address")
@@ -93,24 +104,46 @@ class LoginAttempt:
         cache.set(self.known_key, True, KNOWN_SECONDS)
 
 
-class ThrottledLoginView(LoginView):
-    def post(self, request, *args, **kwargs):
-        self.attempt = LoginAttempt(request, request.POST.get("username", ""))
-        try:
-            self.attempt.begin()
-        except RateLimited as err:
-            # An unbound form: a bound one would check the password while showing the refusal.
-            form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")[:150]})
-            form.errors[NON_FIELD_ERRORS] = form.error_class([str(err)], error_class="nonfield")
-            response = self.render_to_response(self.get_context_data(form=form), status=429)
-            response["Retry-After"] = str(err.wait)
-            return response
-        return super().post(request, *args, **kwargs)
+class LoginRefused(ValidationError):
+    """A password check the limits refused before it ran. A ValidationError, so a form shows its message as
+    its error (the reason and when to try again); ``wait`` is the seconds for ``Retry-After``."""
 
-    def form_invalid(self, form):
-        self.attempt.failed()
-        return super().form_invalid(form)
+    def __init__(self, refused: RateLimited):
+        super().__init__(str(refused), code="throttled")
+        self.refused = refused
+        self.wait = refused.wait
 
-    def form_valid(self, form):
-        self.attempt.succeeded()
-        return super().form_valid(form)
+
+def check_password_under_limits(request, username: str, check: Callable[[], T]) -> T:
+    """``check()`` (the password check: a user, or True, when the password is right; falsy when wrong) for
+    ``username`` from the request's address, counted under the log-in limits: LoginRefused, and no check at all,
+    when they refuse it."""
+    attempt = LoginAttempt(request, username)
+    try:
+        attempt.begin()
+    except RateLimited as err:
+        raise LoginRefused(err) from None
+    result = check()
+    if result:
+        attempt.succeeded()
+    else:
+        attempt.failed()
+    return result
+
+
+def refusal_of(form) -> LoginRefused | None:
+    """The LoginRefused among a form's errors, if the limits refused its password check."""
+    for errors in form.errors.as_data().values():
+        for error in errors:
+            if isinstance(error, LoginRefused):
+                return error
+    return None
+
+
+def answered_as_refused(response, form):
+    """A page whose form the limits refused answers 429 with ``Retry-After`` (the form says why)."""
+    refusal = refusal_of(form)
+    if refusal is not None:
+        response.status_code = 429
+        response["Retry-After"] = str(refusal.wait)
+    return response

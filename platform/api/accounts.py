@@ -12,9 +12,9 @@ from rest_framework.views import APIView
 
 from accounts.actions import do_create_token, do_revoke_token
 from accounts.auth import ApiTokenAuthentication
-from accounts.limits import ClientAddressThrottle, RateLimited, throttled
+from accounts.limits import ClientAddressThrottle, throttled
 from accounts.models import ApiToken, User
-from accounts.throttle import LoginAttempt
+from accounts.throttle import LoginRefused
 from api.schema import ApiView, error_response
 from config.api import reject_unknown_fields
 
@@ -91,17 +91,13 @@ class TokenLoginView(ApiView, APIView):
         reject_unknown_fields(LoginSerializer, request.data)
         form = LoginSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        attempt = LoginAttempt(request, form.validated_data["username"])
-        try:
-            attempt.begin()
-        except RateLimited as err:
-            raise throttled(err) from None
-        user = authenticate(request, username=form.validated_data["username"],
-                            password=form.validated_data["password"])
+        try:  # under the log-in limits (accounts/backends.py)
+            user = authenticate(request, username=form.validated_data["username"],
+                                password=form.validated_data["password"])
+        except LoginRefused as err:
+            raise throttled(err.refused) from None
         if user is None:
-            attempt.failed()
             raise AuthenticationFailed("wrong username or password (or the account is suspended)")
-        attempt.succeeded()
         token, secret = do_create_token(user, form.validated_data["name"], form.validated_data.get("expires_in_days"))
         return _created(token, secret)
 

@@ -19,12 +19,15 @@ from api.schema import ApiView, error_response
 from arena.games import all_presets
 from bots import blobs
 from bots.access import access_bot, access_version, can_see_private
-from bots.actions import do_create_bot, do_retire_version, do_update_bot
+from bots.actions import do_create_bot, do_delete_bot, do_retire_version, do_update_bot
 from bots.models import GAME_CHOICES, NAME_HELP, Bot, BotVersion
 from bots.upload import UPLOAD_HELP, check_upload, max_upload_bytes, read_limited
 from config.api import reject_unknown_fields
 from config.errors import ActionError
 from matches.validation import do_upload_version, validation_links
+
+OPEN_DATA_HELP = ("its public matches go into the monthly open-data dumps (/data/, docs/data.md); default true. "
+                  "A change applies from the next dump built on")
 
 
 class VersionSerializer(serializers.ModelSerializer):
@@ -58,9 +61,12 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["name", "game", "owner", "description", "presets", "plays", "active", "is_house", "suspended",
-                  "current_version", "created", "updated"]
-        read_only_fields = ["owner", "plays", "is_house", "suspended", "current_version", "created", "updated"]
+        fields = ["name", "game", "owner", "description", "presets", "plays", "active", "open_data", "is_house",
+                  "suspended", "current_version", "created", "updated", "deleted"]
+        read_only_fields = ["owner", "plays", "is_house", "suspended", "current_version", "created", "updated",
+                            "deleted"]
+        extra_kwargs = {"deleted": {"help_text": "when its owner deleted it: a tombstone that plays no more, whose "
+                                                 "matches and name stay; null for a bot in use"}}
 
     def get_suspended(self, bot: Bot) -> str | None:
         return bot.suspended_reason or None
@@ -72,6 +78,7 @@ class BotCreateSerializer(serializers.Serializer):
     description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
     presets = serializers.ListField(child=serializers.CharField(max_length=40), required=False, default=list,
                                     help_text="presets of the game it plays; empty: all")
+    open_data = serializers.BooleanField(required=False, default=True, help_text=OPEN_DATA_HELP)
 
 
 class BotUpdateSerializer(serializers.Serializer):
@@ -79,6 +86,14 @@ class BotUpdateSerializer(serializers.Serializer):
     description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
     presets = serializers.ListField(child=serializers.CharField(max_length=40), required=False)
     active = serializers.BooleanField(required=False, help_text="false takes the bot off the ladder")
+    open_data = serializers.BooleanField(required=False, help_text=OPEN_DATA_HELP)
+
+
+def set_open_data(bot: Bot, value: bool | None) -> None:
+    """The author's choice about the open-data dumps (docs/data.md): read by the next dump built."""
+    if value is not None and value != bot.open_data:
+        bot.open_data = value
+        bot.save(update_fields=["open_data", "updated"])
 
 
 class UploadSerializer(serializers.Serializer):
@@ -118,8 +133,8 @@ class BotListView(ApiView, generics.ListCreateAPIView):
     def get_throttles(self):
         return [ClientAddressThrottle()] if self.request.method == "POST" else []
 
-    def get_queryset(self):
-        return Bot.objects.filter(kind=Bot.Kind.BOT).select_related("owner", "current_version")
+    def get_queryset(self):  # a deleted bot is on no list (its own address still answers, as a tombstone)
+        return Bot.objects.filter(kind=Bot.Kind.BOT, deleted__isnull=True).select_related("owner", "current_version")
 
     def create(self, request, *args, **kwargs):
         reject_unknown_fields(BotCreateSerializer, request.data)
@@ -129,11 +144,13 @@ class BotListView(ApiView, generics.ListCreateAPIView):
             spent = limits.spend(limits.bot_creations(), request.user.pk)
         except RateLimited as err:
             raise throttled(err) from None
+        open_data = form.validated_data.pop("open_data")
         try:
             bot = do_create_bot(request.user, **form.validated_data)
         except ActionError:
             limits.give_back(limits.bot_creations(), request.user.pk, spent)  # no bot was made
             raise
+        set_open_data(bot, open_data)
         return Response(BotSerializer(bot, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
@@ -155,8 +172,17 @@ class BotDetailView(ApiView, APIView):
         reject_unknown_fields(BotUpdateSerializer, request.data)
         form = BotUpdateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
+        open_data = form.validated_data.pop("open_data", None)
         do_update_bot(bot, **form.validated_data)
+        set_open_data(bot, open_data)
         return Response(BotSerializer(bot, context={"request": request}).data)
+
+    @extend_schema(request=None, responses={204: None, 400: error_response("a house bot (built in) cannot be deleted"),
+                                            404: error_response("no bot of yours by that name, or deleted already")},
+                   summary="Delete my bot (a tombstone: its matches, ratings history and name stay)")
+    def delete(self, request, name: str):
+        do_delete_bot(access_bot(request.user, name, for_change=True))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class VersionListView(ApiView, APIView):

@@ -11,7 +11,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import APIException, NotFound
 from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
@@ -23,9 +23,10 @@ from bots import blobs
 from bots.access import access_bot, can_see_private
 from bots.models import BotVersion
 from config.api import reject_unknown_fields
-from matches.access import detail_visible
+from matches.access import SEED_KEYS, WHY, deal_embargo, detail_visible, seeds_visible, without_seeds
 from matches.challenges import do_challenge
 from matches.models import Match, Seat
+from matches.reproduce import reproduce_command
 
 
 class SeatSerializer(serializers.ModelSerializer):
@@ -48,7 +49,6 @@ class SeatSerializer(serializers.ModelSerializer):
         return seat.detail if detail_visible(request.user if request else None, seat) else None
 
 
-SEED_KEYS = frozenset({"seed", "base_seed"})
 JS_SAFE_INTEGER = 2**53 - 1
 
 
@@ -64,18 +64,17 @@ def js_safe(value: Any, key: str | None = None) -> Any:
     return value
 
 
-def deal_is_secret(match: Match) -> bool:
-    """A casual match's seeds give away every hand (the deal follows from them): empty until it ends, so the
-    person at the table, or a friend beside them, cannot rebuild the bots' cards."""
-    return match.kind == Match.Kind.CASUAL and not match.is_done
-
-
 class MatchSerializer(serializers.ModelSerializer):
+    """A match. Its seeds (and the command that uses them) are empty while its deal is in play, for every kind
+    of match and every reader: a seed rebuilds every hand (docs/matches.md, "What is hidden until when")."""
+
     seats = SeatSerializer(many=True, read_only=True)
-    seed = serializers.SerializerMethodField()
+    seed = serializers.SerializerMethodField(help_text="the deal's seed (64 bits, as text); empty until every "
+                                                       "match of the deal has ended")
     base_seed = serializers.SerializerMethodField()
     result = serializers.SerializerMethodField()
-    reproduce = serializers.SerializerMethodField(help_text="the arena play command that replays this match")
+    reproduce = serializers.SerializerMethodField(help_text="the arena play command that replays this match; "
+                                                            "without --seed until every match of the deal has ended")
 
     class Meta:
         model = Match
@@ -85,24 +84,26 @@ class MatchSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_seed(self, match: Match) -> str:
-        if deal_is_secret(match):
+        if not seeds_visible(match):
             return ""
         return str(match.seed)  # a u64: as text, since JSON numbers above 2**53 lose digits in browsers
 
-    @extend_schema_field(OpenApiTypes.STR)
+    @extend_schema_field(serializers.CharField(help_text="what `arena play --seed` takes (63 bits, as text); "
+                                                         "empty until every match of the deal has ended"))
     def get_base_seed(self, match: Match) -> str:
-        if deal_is_secret(match):
+        if not seeds_visible(match):
             return ""
         return str(match.base_seed)  # 63 bits, as text for the same reason
 
-    @extend_schema_field(serializers.JSONField(allow_null=True, help_text="the referee's result; seeds as text"))
+    @extend_schema_field(serializers.JSONField(allow_null=True, help_text="the referee's result; seeds as text, "
+                                                                         "and left out while the deal is in play"))
     def get_result(self, match: Match) -> dict[str, Any] | None:
-        return js_safe(match.result) if match.result is not None else None
+        if match.result is None:
+            return None
+        return js_safe(match.result if seeds_visible(match) else without_seeds(match.result))
 
     def get_reproduce(self, match: Match) -> str:
-        from matches.reproduce import reproduce_command
-
-        return "" if deal_is_secret(match) else reproduce_command(match)
+        return reproduce_command(match)
 
 
 class MatchFilter(django_filters.FilterSet):
@@ -136,8 +137,16 @@ class MatchFilter(django_filters.FilterSet):
 
 
 def match_queryset():
+    """Matches with their seats and whether their deal is in play, in a fixed number of queries."""
     seats = Seat.objects.select_related("version__bot").order_by("seat")
-    return Match.objects.prefetch_related(Prefetch("seats", queryset=seats))
+    return Match.objects.with_deal_in_play().prefetch_related(Prefetch("seats", queryset=seats))
+
+
+class Embargoed(APIException):
+    """What shows a deal's cards, asked for while a match of that deal is still to end: not there yet."""
+
+    status_code = status.HTTP_404_NOT_FOUND
+    default_code = "embargoed"
 
 
 class NewestFirst(CursorPagination):
@@ -176,7 +185,8 @@ class ReplayView(ApiView, APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(responses={(200, "application/gzip"): OpenApiTypes.BINARY},
-                   summary="The replay (gzip JSON; `arena replay FILE` verifies and narrates it)")
+                   summary="The replay (gzip JSON; `arena replay FILE` verifies and narrates it); 404 `embargoed` "
+                           "until every match of its deal has ended")
     def get(self, request, pk: int):
         match = Match.objects.filter(pk=pk, status=Match.Status.FINISHED).first()
         if match is None or not match.replay_sha256:
@@ -184,6 +194,9 @@ class ReplayView(ApiView, APIView):
         if match.kind == Match.Kind.VALIDATION and not any(
                 can_see_private(request.user, s.version.bot) for s in match.seats.select_related("version__bot")):
             raise NotFound("no replay for this match")  # a validation match is its bot's owner's business
+        embargo = deal_embargo(match)
+        if embargo:
+            raise Embargoed(f"the replay of match {match.pk} is {embargo}: {WHY}")
         response = HttpResponse(blobs.get("replays", match.replay_sha256), content_type="application/gzip")
         response["Content-Disposition"] = f'attachment; filename="{match.preset}-{match.pk}.json.gz"'
         return response
@@ -193,11 +206,16 @@ class SeatLogView(ApiView, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR},
-                   summary="A seat's stderr (the bot's owner and staff only; 404 for everyone else)")
+                   summary="A seat's stderr (the bot's owner and staff only; 404 for everyone else, and 404 "
+                           "`embargoed` until every match of its deal has ended)")
     def get(self, request, pk: int, seat: int):
-        row = Seat.objects.select_related("version__bot").filter(match_id=pk, seat=seat).first()
+        row = Seat.objects.select_related("version__bot", "match").filter(match_id=pk, seat=seat).first()
         if row is None or not can_see_private(request.user, row.version.bot) or not row.log_sha256:
             raise NotFound("no such log")
+        # A bot may print its hand, which is its opponent's hand in the deal's other rotation.
+        embargo = deal_embargo(row.match)
+        if embargo:
+            raise Embargoed(f"the log of seat {seat} of match {pk} is {embargo}: {WHY}")
         return HttpResponse(blobs.get("logs", row.log_sha256), content_type="text/plain; charset=utf-8")
 
 

@@ -1,6 +1,6 @@
 """The API of remote bots: make a remote version (its token shown once), see its connections, revoke tokens.
 
-The connection itself is a websocket (api/remote_socket.py); this is what its owner does around it.
+The connection itself is a websocket (matches/relay_socket.py); this is what its owner does around it.
 """
 
 from __future__ import annotations

@@ -46,7 +46,9 @@ class TournamentCreateSerializer(serializers.Serializer):
     overrides = serializers.DictField(child=serializers.CharField(max_length=40), required=False, default=dict)
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
     rounds = serializers.IntegerField(min_value=1, max_value=50, required=False, allow_null=True, default=None)
-    deals = serializers.IntegerField(min_value=1, max_value=20, required=False, default=1)
+    deals = serializers.IntegerField(min_value=1, max_value=20, required=False, default=1,
+                                     help_text="duplicate sets per pairing: each plays the same cards once in "
+                                               "every seat rotation")
     time_control = serializers.DictField(child=serializers.JSONField(), required=False, default=dict,
                                          help_text="milliseconds: " + ", ".join(
                                              f"{name} {low}–{high}" for name, (low, high) in BOUNDS.items()))

@@ -20,6 +20,8 @@ def access_bot(user, name: str, *, for_change: bool = False) -> Bot:
         raise Http404("no such bot")  # 404, not 403: nobody learns more than the public pages say
     if for_change and bot.is_person:
         raise Http404("no such bot: a person's seat at the tables is not a bot, and takes no changes or uploads")
+    if for_change and bot.deleted is not None:
+        raise Http404(f"no such bot: {bot.name} was deleted on {bot.deleted:%Y-%m-%d}")
     return bot
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -11,9 +12,9 @@ from accounts.models import SYSTEM_USERNAME
 from arena.bots import bots_for
 from arena.games import GAME_MODULES
 from bots import blobs
-from bots.limits import check_bot_cap, check_pending_cap
+from bots.limits import check_bot_cap, check_pending_cap, check_upload_storage
 from bots.models import Bot, BotVersion, name_problem, presets_of
-from bots.signals import current_version_changed
+from bots.signals import current_version_changed, ladder_standing_changed
 from bots.upload import CheckedUpload
 from config.errors import ActionError
 
@@ -67,15 +68,48 @@ def do_create_bot(owner, *, game: str, name: str, description: str = "", presets
 
 
 def do_update_bot(bot: Bot, **changes) -> Bot:
+    if bot.deleted is not None:
+        raise BotError(f"{bot.name} was deleted on {bot.deleted:%Y-%m-%d}: it takes no changes")
     if "name" in changes:
         bot.name = check_name(changes["name"], exclude=bot)
     if "description" in changes:
         bot.description = changes["description"]
     if "presets" in changes:
         bot.presets = check_presets(bot.game, changes["presets"] or [])
+    standing = "active" in changes and bool(changes["active"]) != bot.active
     if "active" in changes:
         bot.active = bool(changes["active"])
     bot.save()
+    if standing:
+        ladder_standing_changed.send(sender=Bot, bot_ids=[bot.pk])
+    return bot
+
+
+def check_delete_bot(bot: Bot) -> None:
+    if bot.is_house:
+        raise BotError("house bots are built in and cannot be deleted")
+    if bot.is_person:
+        raise BotError("a person's seat at the tables is not a bot and cannot be deleted")
+    if bot.deleted is not None:
+        raise BotError(f"{bot.name} was deleted already, on {bot.deleted:%Y-%m-%d}")
+
+
+def do_delete_bot(bot: Bot) -> Bot:
+    """Delete a bot as a tombstone (docs/matches.md, "Deleting a bot"): it leaves the ladder, every form and list
+    at once, its versions are retired and its queued ladder, challenge and validation matches cancelled
+    (ladder.withdrawal, through ladder_standing_changed); its matches, replays and rating history stay, since other
+    bots' results were played against it, and so does its name, so nobody can pass for it in those replays."""
+    check_delete_bot(bot)
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        check_delete_bot(locked)  # a second request that raced this one is refused, not applied twice
+        bot.deleted, bot.active = timezone.now(), False
+        bot.save(update_fields=["deleted", "active", "updated"])
+        for version in bot.versions.filter(retired=False):
+            version.retired = True
+            version.save(update_fields=["retired"])
+            forget_build(version)
+        ladder_standing_changed.send(sender=Bot, bot_ids=[bot.pk])
     return bot
 
 
@@ -89,6 +123,7 @@ def check_new_version(bot: Bot, upload: CheckedUpload) -> None:
     if current is not None and current.sha256 == upload.sha256:
         raise BotError(f"this file is the current version (v{current.number}) already", "file")
     check_pending_cap(bot.owner)
+    check_upload_storage(bot.owner, upload.sha256, upload.size)
 
 
 def store_file(upload: CheckedUpload) -> None:
@@ -102,6 +137,7 @@ def add_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
     matches.validation.do_upload_version). Its file is stored already (``store_file``)."""
     with transaction.atomic():
         check_pending_cap(bot.owner)  # again, with the owner's row locked: concurrent uploads count in turn
+        check_upload_storage(bot.owner, upload.sha256, upload.size)
         # The owner's row is the only lock (first in the lock order, docs/matches.md; staff skip the cap's):
         # it numbers one owner's versions in turn. No bot row lock: a validation result updates that row.
         lock_account(bot.owner_id)
@@ -118,11 +154,40 @@ def make_current(version: BotVersion) -> None:
 
 
 def do_retire_version(version: BotVersion) -> BotVersion:
+    """Never scheduled again, and its build no longer kept (a match already queued for it compiles it again)."""
     if version.bot.current_version_id == version.pk:
         raise BotError("the current version cannot be retired; upload a new one or deactivate the bot")
-    version.retired = True
-    version.save(update_fields=["retired"])
+    with transaction.atomic():
+        version.retired = True
+        version.save(update_fields=["retired"])
+        forget_build(version)
     return version
+
+
+def forget_build(version: BotVersion) -> None:
+    """The version keeps no build any more (rejected, retired, its validation in error): its row stops naming
+    one, so its owner's storage stops counting it, and the blob is deleted once no version names it."""
+    sha256 = version.build_sha256
+    if not sha256:
+        return
+    BotVersion.objects.filter(pk=version.pk, build_sha256=sha256).update(build_sha256="", build_size=0)
+    version.build_sha256, version.build_size = "", 0
+    release_build(sha256)
+
+
+def release_build(sha256: str) -> None:
+    """Delete a build's blob if no version names it, once the caller's transaction commits (a rolled-back
+    rejection keeps it). Builds are stored by content, so versions with the same sources may share one: it
+    goes only with the last. A worker storing the same bytes for another version at this very moment may find
+    them gone later; it then compiles the version again (play.match.build_version: a missing build is none)."""
+    if not sha256:
+        return
+
+    def delete() -> None:
+        if not BotVersion.objects.filter(build_sha256=sha256).exists():
+            blobs.delete("builds", sha256)
+
+    transaction.on_commit(delete)
 
 
 # ---- house bots --------------------------------------------------------------------------------------------
@@ -140,8 +205,13 @@ def house_bot_name(game: str, builtin: str) -> str:
     return f"{builtin}-{game}"
 
 
+def is_search_bot(builtin: str) -> bool:
+    return builtin.startswith("search-")
+
+
 def ensure_house_bots() -> list[Bot]:
-    """Register every built-in bot of every game as a ready house bot (idempotent)."""
+    """Register every built-in bot of every game as a ready house bot (idempotent). The search bots are on the
+    ladder as ``settings.HOUSE_SEARCH_BOTS`` says, each time this runs (``manage.py house_bots``, start-up)."""
     owner = system_user()
     made = []
     for game in GAME_MODULES:
@@ -151,6 +221,8 @@ def ensure_house_bots() -> list[Bot]:
                 bot, _ = Bot.objects.get_or_create(
                     name=name, defaults={"owner": owner, "game": game,
                                          "description": f"Kozyr's built-in {builtin} bot for {game}."})
+                if is_search_bot(builtin) and bot.active != settings.HOUSE_SEARCH_BOTS:
+                    do_update_bot(bot, active=settings.HOUSE_SEARCH_BOTS)
                 version = bot.versions.filter(builtin=builtin).first()
                 if version is None:
                     version = BotVersion.objects.create(bot=bot, number=1, builtin=builtin, entry=[],

@@ -3,11 +3,14 @@
 from django.contrib import admin, messages
 
 from bots.models import Bot, BotVersion
+from bots.signals import ladder_standing_changed
 
 
 @admin.action(description="Suspend the selected bots (staff)")
 def suspend(modeladmin, request, queryset):
+    ids = list(queryset.values_list("pk", flat=True))
     count = queryset.update(suspended_reason=f"suspended by staff ({request.user.username})", suspended_by="staff")
+    ladder_standing_changed.send(sender=Bot, bot_ids=ids)
     messages.success(request, f"{count} bot(s) suspended.")
 
 
@@ -33,3 +36,8 @@ class BotAdmin(admin.ModelAdmin):
     readonly_fields = ("current_version", "created", "updated")
     actions = [suspend, unsuspend]
     inlines = [VersionInline]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and {"active", "suspended_reason"} & set(form.changed_data):
+            ladder_standing_changed.send(sender=Bot, bot_ids=[obj.pk])

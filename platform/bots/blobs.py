@@ -1,4 +1,4 @@
-"""Content-addressed files in the storage backend (bot uploads, replays, logs).
+"""Content-addressed files in the storage backend (bot uploads, builds, replays, logs).
 
 A blob's name is derived from its SHA-256, so saving is idempotent (two workers storing the same replay
 write the same name) and a reader verifies what it fetched.
@@ -45,3 +45,9 @@ def get(kind: str, sha256: str) -> bytes:
     if hashlib.sha256(data).hexdigest() != sha256:
         raise BlobCorrupt(f"{name} does not match its hash")
     return data
+
+
+def delete(kind: str, sha256: str) -> None:
+    """Remove a blob (gone already is fine). The caller decides nothing names it any more: a blob is shared by
+    everything with the same bytes (bots.actions.release_build checks the versions)."""
+    default_storage.delete(blob_name(kind, sha256))

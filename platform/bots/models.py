@@ -66,11 +66,18 @@ class Bot(models.Model):
     # The presets of its game it plays; empty means all of them (and any preset added later).
     presets = models.JSONField(default=list, blank=True)
     active = models.BooleanField(default=True, help_text="an inactive bot leaves the ladder")
+    # Whether its public matches go into the open-data dumps (opendata, docs/data.md). On by default, as lichess
+    # publishes every game; read when a dump is built, so a change applies from the next dump on.
+    open_data = models.BooleanField(default=True, help_text="its public matches go into the open-data dumps")
     suspended_reason = models.CharField(max_length=300, blank=True,
                                         help_text="set by staff or the ladder; a suspended bot plays no ranked match")
     suspended_by = models.CharField(max_length=10, blank=True, choices=[("staff", "staff"), ("ladder", "ladder")])
     current_version = models.ForeignKey("BotVersion", null=True, blank=True, on_delete=models.SET_NULL,
                                         related_name="+")
+    # Deleted by its owner (bots.actions.do_delete_bot): a tombstone. Its matches, replays and rating history stay
+    # (other bots' results were played against it), its name stays taken (nobody can pass for it in old
+    # replays), and it is on no list, board or form again. Its files stay private to its owner and staff.
+    deleted = models.DateTimeField(null=True, blank=True, help_text="when its owner deleted it (a tombstone)")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -96,7 +103,7 @@ class Bot(models.Model):
     @property
     def on_ladder(self) -> bool:
         return (self.kind == self.Kind.BOT and self.active and not self.suspended_reason
-                and self.current_version_id is not None)
+                and self.current_version_id is not None and self.deleted is None)
 
     @property
     def is_person(self) -> bool:
@@ -124,6 +131,8 @@ class BotVersion(models.Model):
     build_sha256 = models.CharField(
         max_length=64, blank=True,
         help_text="a version sent as source: the blob of its build, compiled once by the first worker that plays it")
+    build_size = models.PositiveIntegerField(
+        default=0, help_text="the bytes of its build's blob: counted against its owner's storage (bots.limits)")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     retired = models.BooleanField(default=False, help_text="a retired version is never scheduled again")
     reason = models.TextField(blank=True, help_text="why validation rejected it (shown to its owner only)")

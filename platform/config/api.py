@@ -65,7 +65,8 @@ def error_body(code: str, message: str, fields: dict | None = None) -> dict:
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="what kind of error, for programs: invalid, not_found, "
                                            "not_authenticated, authentication_failed, permission_denied, "
-                                           "throttled, too-large, unsupported_media_type, or an action's own code")
+                                           "throttled, too-large, unsupported_media_type, embargoed (a deal "
+                                           "still in play), or an action's own code")
     message = serializers.CharField(help_text="one line for a person: what was wrong and how to fix it")
     fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
                                    help_text="each input at fault and its messages (empty when none is)")

@@ -1,9 +1,10 @@
 """The web server's entry point (gunicorn with uvicorn's worker: ``gunicorn config.asgi``).
 
 The site speaks ASGI so that one port serves both the pages and the remote bots' websockets: a websocket to
-``/api/remote/connect/`` is an `arena connect` connection (api/remote_socket.py), held by a coroutine rather
+``/api/remote/connect/`` is an `arena connect` connection (matches/relay_socket.py), held by a coroutine rather
 than a worker process; everything else is Django. As config/wsgi.py: request metrics shared by every process
-(config/metrics_dir.py) before Django loads, the web process's statement timeout (config/database.py) after.
+(config/metrics_dir.py) before Django loads; after, before any query, the web process's bounded pool of
+database connections and its statement timeout (config/database.py).
 """
 
 import os
@@ -18,18 +19,19 @@ share_between_processes(settings.VAR_DIR / "run" / "metrics")
 
 from django.core.asgi import get_asgi_application  # noqa: E402
 
-from config.database import limit_statements  # noqa: E402
+from config.database import limit_statements, pool_connections  # noqa: E402
 
 django_application = get_asgi_application()
+pool_connections(settings.DB_POOL_MAX, settings.DB_CONNECT_TIMEOUT)
 limit_statements(settings.WEB_STATEMENT_TIMEOUT)
 
-from api import remote_socket  # noqa: E402  (the apps are loaded now)
+from matches import relay_socket  # noqa: E402  (the apps are loaded now)
 
 
 async def application(scope, receive, send):
     if scope["type"] == "websocket":
-        if scope["path"] == remote_socket.PATH:
-            return await remote_socket.serve(scope, receive, send)
+        if scope["path"] == relay_socket.PATH:
+            return await relay_socket.serve(scope, receive, send)
         await receive()  # the handshake; refused below with a 403
         return await send({"type": "websocket.close", "code": 1008})
     if scope["type"] == "lifespan":  # nothing to start or stop: say so, as the server asks

@@ -22,7 +22,10 @@ import sys
 from pathlib import Path
 
 SOCKET_NAME = "broker.sock"
-MAX_MEMORY_MB = 256  # messages are ids: a full broker refuses new messages (noeviction) instead of dropping
+# Messages (ids, about 1 KiB each), the throttle counters (database 1) and the live relay (database 2, bounded by
+# itself) together; a full broker refuses writes (noeviction) instead of dropping a message, and the workers wait
+# until it has room again (config/worker_consumer.py). docs/operations.md, "Redis", gives the budgets.
+MAX_MEMORY_MB = 256
 UNIX_SOCKET_PATH_MAX = 107  # sun_path holds 108 bytes with the terminating NUL
 
 

@@ -90,6 +90,23 @@ class Environment:
             raise SettingError(f"{name}={url!r}: expected redis://HOST:PORT/DB, redis+socket:///PATH or amqp://…")
         return url
 
+    def email(self, name: str, default: str) -> dict:
+        """Django's EMAIL_* settings from one URL (django-environ's email_url_config): smtp+tls://USER:PASSWORD@HOST:587,
+        smtps://… (implicit TLS), filemail:///PATH, consolemail://."""
+        url = self.str(name, default).strip()
+        scheme = urlsplit(url).scheme
+        if scheme not in environ.Env.EMAIL_SCHEMES:
+            raise SettingError(f"{name}={url!r}: expected smtp+tls://USER:PASSWORD@HOST:587, smtps://…:465, "
+                               f"smtp://HOST:25, filemail:///PATH or consolemail://")
+        config = environ.Env.email_url_config(url)
+        if scheme.startswith("smtp") and not config.get("EMAIL_HOST"):
+            raise SettingError(f"{name}={url!r}: the URL names no mail server")
+        if scheme == "filemail":  # django-environ drops the path's leading "/": a folder relative to the cwd
+            config["EMAIL_FILE_PATH"] = urlsplit(url).path
+            if not config["EMAIL_FILE_PATH"].startswith("/"):
+                raise SettingError(f"{name}={url!r}: expected filemail:///ABSOLUTE/PATH (a folder, one file a message)")
+        return {k: v for k, v in config.items() if v not in (None, "")}
+
     def unknown(self, prefix: str = "KOZYR_") -> list[str]:
         return sorted(k for k in self.values if k.startswith(prefix) and k not in self.read)
 

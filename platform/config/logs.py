@@ -1,7 +1,7 @@
 """Log lines that say which request or which match they belong to.
 
 Two context variables: the request id (set by ``config.middleware.RequestId`` for the whole of a request)
-and the match id (set by ``matches.tasks.play_match`` while it plays one). ``Context``, a filter on the
+and the match id (set by ``play.tasks.play_match`` while it plays one). ``Context``, a filter on the
 console handler (settings.LOGGING), copies whichever is set onto every record: JSON lines carry them as
 ``request_id`` and ``match_id`` fields, plain lines as ``[request …]`` / ``[match …]`` after the logger's
 name. ``KOZYR_LOG_FORMAT`` chooses the format (JSON in production, plain for ``make run``).
@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
+import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 
@@ -55,6 +57,15 @@ def plain_formatter() -> logging.Formatter:
     return logging.Formatter(PLAIN_FORMAT)
 
 
+def chosen_format() -> str:
+    """settings.LOG_FORMAT's rule, for what logs before Django's settings exist (gunicorn's master); a value
+    settings would refuse stops start-up there, so anything but "plain" here is JSON or the production default."""
+    chosen = os.environ.get("KOZYR_LOG_FORMAT", "").strip().lower()
+    if chosen in ("json", "plain"):
+        return chosen
+    return "json" if os.environ.get("KOZYR_ENV", "").strip().lower() == "production" else "plain"
+
+
 @contextlib.contextmanager
 def match_context(match: int) -> Iterator[None]:
     """Every line logged inside is about this match."""
@@ -66,11 +77,25 @@ def match_context(match: int) -> Iterator[None]:
 
 
 def with_match_id(task: Callable[..., str]) -> Callable[..., str]:
-    """A task whose first argument is a match id logs every line inside it with that id."""
+    """A task whose first argument is a match id logs every line inside it with that id, and says at INFO
+    when it starts and how it ended (so a worker at INFO shows each match it plays, with its id)."""
+    log = logging.getLogger(task.__module__)
 
     @functools.wraps(task)
     def run(match: int, *args, **kwargs) -> str:
         with match_context(match):
-            return task(match, *args, **kwargs)
+            log.info("match %s: taken", match)
+            began = time.monotonic()
+            outcome = "interrupted"
+            try:
+                outcome = task(match, *args, **kwargs)
+                return outcome
+            except BaseException as stopped:  # a retry, a lost worker, a bug: said, and passed on
+                outcome = type(stopped).__name__
+                raise
+            finally:
+                seconds = round(time.monotonic() - began, 3)
+                log.info("match %s: %s after %.1f s", match, outcome, seconds,
+                         extra={"outcome": outcome, "seconds": seconds})
 
     return run

@@ -26,7 +26,7 @@ env = Environment()
 READ_BY_THE_SANDBOX = ("KOZYR_CONTAINER_ENGINE", "KOZYR_CONTAINER_RUNTIME", "KOZYR_CONTAINER_STORAGE_DRIVER",
                        "KOZYR_SANDBOX_DOCKER_IMAGE", "KOZYR_SANDBOX_STATE_DIR", "KOZYR_SANDBOX_UIDS",
                        "KOZYR_SANDBOX_ACCEPT_WEAKER", "KOZYR_SANDBOX_NATIVE_LAUNCHER", "KOZYR_SANDBOX_BACKEND",
-                       "KOZYR_SANDBOX_BACKENDS", "KOZYR_ENGINES", "KOZYR_ENGINES_DIR")
+                       "KOZYR_SANDBOX_BACKENDS", "KOZYR_ENGINES", "KOZYR_ENGINES_DIR", "KOZYR_SITE_ID")
 
 try:
     KOZYR_ENV = env.choice("KOZYR_ENV", "local", ("local", "production"))
@@ -65,12 +65,50 @@ try:
     # Per-user caps, checked by bots/actions.py on every path (staff and the house-bot account are exempt).
     MAX_BOTS_PER_USER = env.int("KOZYR_MAX_BOTS_PER_USER", 20, 1, 100_000)
     MAX_PENDING_VERSIONS = env.int("KOZYR_MAX_PENDING_VERSIONS", 3, 1, 1000)
+    # A version sent as source (docs/matches.md, "Bots built from source"): its build's products hold at most this
+    # many MiB (packed and unpacked alike) in this many files and folders, or the version is rejected; and all
+    # an account stores, its uploads and its builds, at most KOZYR_MAX_STORAGE_MB (bots/limits.py).
+    BUILD_MAX_MB = env.int("KOZYR_BUILD_MAX_MB", 32, 1, 1024)
+    BUILD_MAX_FILES = env.int("KOZYR_BUILD_MAX_FILES", 2000, 1, 1_000_000)
+    MAX_STORAGE_MB = env.int("KOZYR_MAX_STORAGE_MB", 256, 1, 10_000_000)
+    # Notifications (notifications/, docs/notifications.md): the site's address in e-mails and webhook payloads;
+    # webhooks to public https hosts only (no private or loopback address: SSRF), each POST answered within the
+    # timeout, a failure tried again after a pause doubling from NOTIFY_RETRY_SECONDS, NOTIFY_ATTEMPTS in all.
+    SITE_URL = env.str("KOZYR_SITE_URL", f"https://{ALLOWED_HOSTS[0]}" if PRODUCTION else "http://127.0.0.1:8000"
+                       ).rstrip("/")
+    NOTIFY_PUBLIC_WEBHOOKS_ONLY = env.bool("KOZYR_NOTIFY_PUBLIC_WEBHOOKS_ONLY", PRODUCTION)
+    NOTIFY_TIMEOUT_SECONDS = env.int("KOZYR_NOTIFY_TIMEOUT_SECONDS", 5, 1, 30)
+    NOTIFY_ATTEMPTS = env.int("KOZYR_NOTIFY_ATTEMPTS", 5, 1, 10)
+    NOTIFY_RETRY_SECONDS = env.int("KOZYR_NOTIFY_RETRY_SECONDS", 30, 1, 600)
+    # E-mail (password resets, notifications; docs/operations.md "E-mail"): one URL. Locally each message is a file
+    # under var/mail/ (a person reads the reset link there); production names its mail server, or mail is logged.
+    email_config = env.email("KOZYR_EMAIL_URL", "consolemail://" if PRODUCTION else f"filemail://{VAR_DIR / 'mail'}")
+    EMAIL_BACKEND = email_config.pop("EMAIL_BACKEND")
+    globals().update(email_config)
+    DEFAULT_FROM_EMAIL = env.str("KOZYR_EMAIL_FROM",
+                                 f"Kozyr <noreply@{ALLOWED_HOSTS[0] if PRODUCTION else 'localhost'}>")
+    EMAIL_TIMEOUT = 10  # seconds: a slow mail server fails the reset's request instead of holding a web worker
+    PASSWORD_RESET_TIMEOUT = env.int("KOZYR_PASSWORD_RESET_HOURS", 24, 1, 24 * 14) * 3600
     # Reverse proxies in front of the site that append the client's address to X-Forwarded-For: the client
     # address is the one the outermost appended (accounts/limits.py). 0: REMOTE_ADDR, the header is ignored.
     TRUSTED_PROXIES = env.int("KOZYR_TRUSTED_PROXIES", 1 if PRODUCTION else 0, 0, 10)
     LEASE_SECONDS = env.int("KOZYR_LEASE_SECONDS", 60, 5, 3600)
+    # Pruning (matches/prune.py, docs/operations.md "Pruning"): the bots' stderr logs of matches finished this many
+    # days ago, and the replays of validation and casual matches (nothing rates, dumps or lists them); 0 keeps
+    # them for ever.
+    PRUNE_LOGS_DAYS = env.int("KOZYR_PRUNE_LOGS_DAYS", 90, 0, 100_000)
+    PRUNE_REPLAYS_DAYS = env.int("KOZYR_PRUNE_REPLAYS_DAYS", 0, 0, 100_000)
     MAX_ATTEMPTS = env.int("KOZYR_MAX_ATTEMPTS", 3, 1, 20)
     LADDER_QUEUE_DEPTH = env.int("KOZYR_LADDER_QUEUE_DEPTH", 4, 0, 10_000)
+    # The search house bots (builtin:search-1..3) on the ladder: the strong top a ladder climbs towards, but each
+    # of their matches costs a worker tens of seconds (docs/bots.md): a site may keep them off its ladder.
+    HOUSE_SEARCH_BOTS = env.bool("KOZYR_HOUSE_SEARCH_BOTS", True)
+    # Analyses of a match's seats (analysis/, docs/analysis.md): playouts per candidate action, each user's
+    # analyses an hour (one already made is shown free), and par's search iterations a decision (0: those of
+    # the strongest search level).
+    ANALYSIS_BUDGET = env.int("KOZYR_ANALYSIS_BUDGET", 150, 1, 10_000)
+    ANALYSES_PER_HOUR = env.int("KOZYR_ANALYSES_PER_HOUR", 10, 0, 10_000)
+    ANALYSIS_PAR_ITERATIONS = env.int("KOZYR_ANALYSIS_PAR_ITERATIONS", 0, 0, 100_000)
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", PRODUCTION)
     USE_X_FORWARDED_PROTO = env.bool("KOZYR_BEHIND_PROXY", PRODUCTION)
     WORKER_SELF_STOP = env.bool("KOZYR_WORKER_SELF_STOP", True)  # a worker that cannot run sandboxes stops
@@ -83,9 +121,12 @@ try:
     # have no such limit). /healthz answers within a second whatever these are (web/health.py).
     DB_CONNECT_TIMEOUT = env.int("KOZYR_DB_CONNECT_TIMEOUT", 5, 2, 600)  # libpq counts 1 as 2
     WEB_STATEMENT_TIMEOUT = env.int("KOZYR_WEB_STATEMENT_TIMEOUT", 20, 0, 3600)
+    # A web process's PostgreSQL connections at most, whatever the traffic: its pool's size (config/database.py).
+    # Workers and beat hold one each; the server's max_connections must cover them all (docs/operations.md).
+    DB_POOL_MAX = env.int("KOZYR_DB_POOL_MAX", 8, 1, 1000)
     REDIS_CONNECT_TIMEOUT = env.int("KOZYR_REDIS_CONNECT_TIMEOUT", 5, 1, 600)
     REDIS_TIMEOUT = env.int("KOZYR_REDIS_TIMEOUT", 5, 2, 600)  # above kombu's 1 s BRPOP, so waiting is no error
-    # Live tables (matches/live.py, docs/matches.md "Live tables"): the relay between the worker playing a match
+    # Live tables (matches/relay.py, docs/matches.md "Live tables"): the relay between the worker playing a match
     # and the pages following it is Redis: the broker's own server unless named here (the embedded broker's
     # database 2 in `make run`). Unset with a broker that is not Redis: no live tables and no live views.
     LIVE_REDIS_URL = env.str("KOZYR_LIVE_REDIS_URL", "")
@@ -95,8 +136,8 @@ try:
     PERSON_MOVE_SECONDS = env.int("KOZYR_PERSON_MOVE_SECONDS", 30, 1, 600)
     PERSON_BANK_SECONDS = env.int("KOZYR_PERSON_BANK_SECONDS", 300, 0, 3600)
     CASUAL_PER_HOUR = env.int("KOZYR_CASUAL_PER_HOUR", 30, 1, 10_000)  # casual matches a person may start
-    # Casual matches waiting or played at once, site-wide: each holds a worker process while its person plays,
-    # and the casual queue comes before the ladder's, so this bounds what people can take from the bots.
+    # Casual matches waiting or played at once, site-wide: each holds a thread of the `open` queue's worker (not
+    # a process of the match workers) while its person plays; this bounds the threads and relay keys people use.
     CASUAL_MAX_ACTIVE = env.int("KOZYR_CASUAL_MAX_ACTIVE", 20, 1, 100_000)
     LIVE_VIEWERS_PER_MATCH = env.int("KOZYR_LIVE_VIEWERS_PER_MATCH", 200, 1, 100_000)
     LIVE_VIEWERS_PER_ADDRESS = env.int("KOZYR_LIVE_VIEWERS_PER_ADDRESS", 8, 1, 10_000)
@@ -137,13 +178,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
 else:
+    # Workers and beat: one persistent connection per process. The web process swaps it for a bounded pool
+    # before its first query (config/asgi.py, config/database.py).
     DATABASES["default"]["CONN_MAX_AGE"] = 60
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # A connect_timeout in DATABASE_URL's query wins (django-environ puts it in OPTIONS).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", DB_CONNECT_TIMEOUT)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "accounts.apps.KozyrAdminConfig",  # django.contrib.admin, its log-in and password change under the limits
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -160,9 +203,13 @@ INSTALLED_APPS = [
     "accounts",
     "bots",
     "matches",
+    "play",
     "ratings",
     "ladder",
     "tournaments",
+    "notifications",
+    "analysis",
+    "opendata",
     "web",
 ]
 
@@ -179,6 +226,7 @@ MATCH_HOOKS = [
     "tournaments.hooks.RecordTournamentMatch",
     "tournaments.hooks.RecordVersionTestGame",
     "tournaments.hooks.MakeRoomForTournaments",
+    "notifications.hooks.NotifyOwners",
     "matches.validation.ReleaseNextValidation",
 ]
 
@@ -201,6 +249,9 @@ MIDDLEWARE = [
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "accounts.User"
+# Django's user-table backend with every password check under the log-in limits (accounts/throttle.py): the one
+# backend, so no path can check a password past them.
+AUTHENTICATION_BACKENDS = ["accounts.backends.LimitedModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -332,8 +383,13 @@ elif CELERY_BROKER_URL.startswith("redis+socket://"):
                           "OPTIONS": REDIS_TIMEOUTS}}
 
 if not LIVE_REDIS_URL:
+    # The relay's own database on the broker's server (2; 3 if the broker's messages are in 2), so its keys never
+    # mix with the messages; its memory is the server's, bounded by the relay itself (docs/operations.md, "Redis").
     if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
-        LIVE_REDIS_URL = CELERY_BROKER_URL
+        from urllib.parse import urlsplit
+
+        _broker = urlsplit(CELERY_BROKER_URL)
+        LIVE_REDIS_URL = _broker._replace(path="/3" if _broker.path.strip("/") == "2" else "/2").geturl()
     elif CELERY_BROKER_URL.startswith("redis+socket://"):
         LIVE_REDIS_URL = f"unix://{CELERY_BROKER_URL.removeprefix('redis+socket://')}?db=2"
 

@@ -10,6 +10,9 @@ os.environ.setdefault("KOZYR_VAR_DIR", tempfile.mkdtemp(prefix="kozyr-test-var-"
 os.environ.setdefault("KOZYR_SANDBOX_ALLOW_WEAK", "true")
 os.environ.setdefault("KOZYR_WORKER_SELF_STOP", "false")  # a task in the test process must never SIGTERM pytest
 os.environ.setdefault("KOZYR_LIVE_REDIS_URL", "redis://127.0.0.1:6379/14")  # live tables: the real Redis
+# The house ladder of the tests plays in seconds: the search bots (tens of seconds a match) are registered but off
+# it, and the tests about them turn them on.
+os.environ.setdefault("KOZYR_HOUSE_SEARCH_BOTS", "false")
 
 from config.settings import *  # noqa: F403
 

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from api import accounts as accounts_api
 from api import bots as bots_api
+from api import episodes as episodes_api
 from api import games as games_api
 from api import matches as matches_api
 from api import ratings as ratings_api
@@ -34,6 +35,7 @@ api_v1 = [
     path("matches/<int:pk>/replay/", matches_api.ReplayView.as_view(), name="api-replay"),
     path("matches/<int:pk>/seats/<int:seat>/log/", matches_api.SeatLogView.as_view(), name="api-seat-log"),
     path("challenges/", matches_api.ChallengeView.as_view(), name="api-challenges"),
+    path("episodes/", episodes_api.EpisodeListView.as_view(), name="api-episodes"),
     path("leaderboards/<str:preset>/", ratings_api.LeaderboardView.as_view(), name="api-leaderboard"),
     path("head-to-head/", ratings_api.HeadToHeadView.as_view(), name="api-head-to-head"),
     path("bots/<str:name>/ratings/<str:preset>/", ratings_api.RatingHistoryView.as_view(), name="api-rating-history"),
@@ -58,6 +60,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("admin/", admin.site.urls),
+    path("data/", include("opendata.urls")),
+    path("notifications/", include("notifications.urls")),
     path("", include("web.urls")),
 ]
 

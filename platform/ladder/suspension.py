@@ -5,6 +5,7 @@ from __future__ import annotations
 from accounts.models import SYSTEM_USERNAME
 from arena import protocol
 from bots.models import Bot
+from bots.signals import ladder_standing_changed
 from matches.models import Match, Seat
 
 SUSPEND_AFTER = 5  # consecutive ladder matches crashed or timed out
@@ -26,5 +27,6 @@ def suspend_failing_bots(match: Match, seats: list[Seat]) -> None:
                       f"matches in a row by {seat.verdict} (last: {seat.code}: {seat.detail[:200]}); "
                       f"{'make a new remote version' if seat.version.is_remote else 'upload a fixed version'} to "
                       f"return")
-            Bot.objects.filter(pk=seat.version.bot_id, suspended_reason="").exclude(owner__username=SYSTEM_USERNAME) \
-                .update(suspended_reason=reason, suspended_by="ladder")
+            if Bot.objects.filter(pk=seat.version.bot_id, suspended_reason="").exclude(
+                    owner__username=SYSTEM_USERNAME).update(suspended_reason=reason, suspended_by="ladder"):
+                ladder_standing_changed.send(sender=Bot, bot_ids=[seat.version.bot_id])

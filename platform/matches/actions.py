@@ -9,6 +9,8 @@ Invariants (docs/matches.md; each has a test in tests/platform/matches/):
 - An infrastructure failure (the sandbox could not start, a worker lost its lease) never counts against a bot.
 - A held match (``published_at`` null) waits in the database until whoever holds it back publishes it: a
   tournament (at most a few at a time) or the validation queue's fair share (one per user at a time).
+- Every deal comes from ``new_base_seed`` (a CSPRNG), and an open seat (a remote bot, a person) never plays a
+  deal it could have seen: its duplicate sets are dealt afresh per rotation, its replays afresh too.
 - Locks are taken in one order everywhere (docs/matches.md, "Lock order"): the match being recorded, the
   requester's account row, seats, versions, bots, ratings, tournament rows, and last the held matches that
   are released.
@@ -34,7 +36,7 @@ from arena import protocol
 from arena.games.seating import layout
 from arena.referee import TimeControl
 from arena.runner import rotations, seat_assignment
-from bots.models import BotVersion
+from bots.models import PERSON_RUNTIME, REMOTE_RUNTIME, BotVersion
 from config.celery import app
 from config.celery_settings import RETRY_PRIORITY
 from config.enqueue import enqueue
@@ -43,15 +45,51 @@ from matches.models import Match, Seat
 
 log = logging.getLogger(__name__)
 
-# The task by name (matches.tasks imports this module): Celery resolves it to the registered task.
+# The task by name (play.tasks imports this module): Celery resolves it to the registered task.
 PLAY_MATCH = app.signature("matches.tasks.play_match")
 REPUBLISH_AFTER = timedelta(seconds=120)  # a queued match whose message is older than this is sent again
 STANDARD_TIME = TimeControl()
 
 
+SEED_BITS = 63  # a signed bigint holds it
+# Seats whose player lives outside the site's sandboxes: a remote program on its owner's machine, a person at a
+# page. Such a player keeps what it saw, reads the site and may talk to anyone, so it never plays a deal it
+# could have seen: a duplicate set with one of them gets a fresh deal per rotation, and a match of theirs that
+# is played again gets a fresh deal (docs/matches.md, "Remote seats and duplicate deals"). Every other seat
+# (a sandboxed process with no network and a fresh folder, a built-in bot) forgets everything between matches.
+OPEN_RUNTIMES = frozenset({REMOTE_RUNTIME, PERSON_RUNTIME})
+
+
 def new_base_seed() -> int:
-    """From a CSPRNG: nobody can predict the deal of a future match. 63 bits fit a signed bigint."""
-    return secrets.randbits(63)
+    """The one source of every match's deal: a CSPRNG, never an id, a clock or another seed, so nobody can
+    predict or rebuild the deal of a match from anything the site shows."""
+    return secrets.randbits(SEED_BITS)
+
+
+def is_open_seat(version: BotVersion) -> bool:
+    return version.runtime in OPEN_RUNTIMES
+
+
+def is_sandboxed_seat(version: BotVersion) -> bool:
+    """An uploaded bot: it computes in a sandboxed process of its own, not in the worker's."""
+    return not version.builtin and not is_open_seat(version)
+
+
+def deal_seeds(versions: Sequence[BotVersion], count: int) -> list[int]:
+    """The base seeds of ``count`` rotations of these versions: one deal for all while every seat is sealed
+    (the duplicate set's luck reduction), a fresh deal per rotation when any seat is open."""
+    if any(is_open_seat(v) for v in versions):
+        return [new_base_seed() for _ in range(count)]
+    return [new_base_seed()] * count
+
+
+def seed_to_play_again(match: Match) -> int:
+    """The deal a match is played again with (a worker died, a tournament's or version test's game failed):
+    its own while every seat is sealed, so the set stays a duplicate; a fresh one when a seat is open, since
+    that seat already saw part of the old deal."""
+    if Seat.objects.filter(match=match, version__runtime__in=OPEN_RUNTIMES).exists():
+        return new_base_seed()
+    return match.base_seed
 
 
 def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion], overrides: dict | None = None,
@@ -71,7 +109,8 @@ def create_match(*, kind: str, preset: str, seat_versions: Sequence[BotVersion],
             base_seed=new_base_seed() if base_seed is None else base_seed,
             duplicate_set=duplicate_set or uuid.uuid4(), rotation=rotation, requested_by=requested_by,
             validates=validates, time_control=control.to_dict(), published_at=None if held else timezone.now(),
-            live_delay_seconds=live_delay_seconds)
+            live_delay_seconds=live_delay_seconds, open_seats=any(is_open_seat(v) for v in seat_versions),
+            sandboxed_seats=any(is_sandboxed_seat(v) for v in seat_versions))
         Seat.objects.bulk_create([Seat(match=match, seat=i, version=v) for i, v in enumerate(seat_versions)])
         if not held:
             publish_on_commit(match)
@@ -82,24 +121,28 @@ def create_duplicate_set(*, kind: str, preset: str, versions: Sequence[BotVersio
                          ranked: bool = False, requested_by=None, time_control: TimeControl | None = None,
                          held: bool = False, live_delay_seconds: int | None = None) -> list[Match]:
     """Every distinct rotation of the seats over one deal (one version per seat, or one per team); published
-    on commit, or ``held`` as ``create_match`` says."""
+    on commit, or ``held`` as ``create_match`` says. With an open seat (``deal_seeds``) each rotation is dealt
+    afresh: still one set for the bookkeeping, but no cards shared."""
     from arena.games import resolve
 
     seats, teams = layout(preset, overrides or {})
     base: list[BotVersion] = seat_assignment(list(versions), seats, teams)
     game, _ = resolve(preset, overrides or {})
     control = (time_control or STANDARD_TIME).to_dict()
-    base_seed, set_id, now = new_base_seed(), uuid.uuid4(), timezone.now()
+    set_id, now = uuid.uuid4(), timezone.now()
     seatings: dict[tuple[int, ...], tuple[int, list[BotVersion]]] = {}
     for r in range(rotations(seats, True)):
         seat_versions = [base[(s - r) % seats] for s in range(seats)]
         seatings.setdefault(tuple(v.pk for v in seat_versions), (r, seat_versions))  # one bot per team repeats
+    seeds = deal_seeds(base, len(seatings))
     with transaction.atomic():  # a few statements for the whole set, whatever its size
         matches = Match.objects.bulk_create([
-            Match(kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked, base_seed=base_seed,
+            Match(kind=kind, preset=preset, game=game, overrides=overrides or {}, ranked=ranked, base_seed=seed,
                   duplicate_set=set_id, rotation=r, requested_by=requested_by, time_control=control,
-                  published_at=None if held else now, live_delay_seconds=live_delay_seconds)
-            for r, _ in seatings.values()])
+                  published_at=None if held else now, live_delay_seconds=live_delay_seconds,
+                  open_seats=any(is_open_seat(v) for v in base),
+                  sandboxed_seats=any(is_sandboxed_seat(v) for v in base))
+            for (r, _), seed in zip(seatings.values(), seeds, strict=True)])
         Seat.objects.bulk_create([Seat(match=match, seat=i, version=v)
                                   for match, (_, seat_versions) in zip(matches, seatings.values(), strict=True)
                                   for i, v in enumerate(seat_versions)])
@@ -198,6 +241,7 @@ def finish(match_id: int, owner: str, result: dict[str, Any], replay_sha256: str
         # (a FOR UPDATE there blocked every upload's seat inserts behind every validation result).
         seats = {s.seat: s for s in Seat.objects.filter(match=match).select_related("version")}
         points = result.get("points") or []
+        costs = seat_costs(result["seats"], match.started)
         for row in result["seats"]:
             seat = seats[row["seat"]]
             seat.verdict = row["verdict"]
@@ -206,11 +250,12 @@ def finish(match_id: int, owner: str, result: dict[str, Any], replay_sha256: str
             seat.rank = result["ranks"][row["seat"]]
             seat.score = points[row["seat"]] if row["seat"] < len(points) else None
             seat.decisions = row.get("decisions", 0)
+            seat.think_ms, seat.worker_ms = costs[row["seat"]]
             seat.resources = row.get("resources")
             seat.log_sha256, seat.log_size = logs.get(row["seat"], ("", 0))
         for seat in seats.values():  # a few plain UPDATEs: cheaper than bulk_update's CASE over JSON columns
-            seat.save(update_fields=["verdict", "code", "detail", "rank", "score", "decisions", "resources",
-                                     "log_sha256", "log_size"])
+            seat.save(update_fields=["verdict", "code", "detail", "rank", "score", "decisions", "think_ms",
+                                     "worker_ms", "resources", "log_sha256", "log_size"])
         match.status = Match.Status.FINISHED
         match.result = {k: v for k, v in result.items() if k != "seats"}
         match.replay_sha256, match.replay_size = replay_sha256, replay_size
@@ -220,6 +265,16 @@ def finish(match_id: int, owner: str, result: dict[str, Any], replay_sha256: str
                                   "lease_expires"])
         hooks.run_finished(match, list(seats.values()))
     return True
+
+
+def seat_costs(rows: list[dict], started) -> dict[int, tuple[int, int]]:
+    """(think_ms, worker_ms) per seat: the seat's own clock, and what it cost the worker that played it, which is
+    its thinking plus an equal share of the match's wall time nobody thought in (start-up, the referee, the
+    engine). The fair share of the workers (ladder.matchmaking) is counted in worker_ms."""
+    think = {row["seat"]: max(0, int(row.get("think_ms") or 0)) for row in rows}
+    wall_ms = int((timezone.now() - started).total_seconds() * 1000) if started is not None else sum(think.values())
+    rest = max(0, wall_ms - sum(think.values())) // max(1, len(think))
+    return {seat: (ms, ms + rest) for seat, ms in think.items()}
 
 
 def release(match_id: int, owner: str, reason: str) -> bool:
@@ -252,7 +307,8 @@ def _requeue_or_fail(match: Match, reason: str) -> None:
     else:
         match.status = Match.Status.QUEUED
         match.published_at = timezone.now()
-        match.save(update_fields=["status", "lease_owner", "lease_expires", "failure", "published_at"])
+        match.base_seed = seed_to_play_again(match)  # an open seat saw part of the deal in the lost attempt
+        match.save(update_fields=["status", "lease_owner", "lease_expires", "failure", "published_at", "base_seed"])
         transaction.on_commit(functools.partial(publish, match.pk, match.queue, retry=True))
 
 
@@ -284,22 +340,27 @@ def republish_lost(waiting: Callable[[str], int | None] | None = None) -> int:
     pile duplicates into the broker for as long as the queue stays full."""
     cutoff = timezone.now() - REPUBLISH_AFTER
     published = Match.objects.filter(status=Match.Status.QUEUED, published_at__isnull=False)
-    stale = list(published.filter(published_at__lt=cutoff).values_list("pk", "kind")[:1000])
+    routing = ("kind", "open_seats", "sandboxed_seats")  # what Match.queue is decided by
+    stale = [(pk, Match(kind=kind, open_seats=open_seats, sandboxed_seats=sandboxed).queue)
+             for pk, kind, open_seats, sandboxed in
+             published.filter(published_at__lt=cutoff).values_list("pk", *routing)[:1000]]
     intact: set[str] = set()
     if waiting is not None:
-        rows = dict(published.filter(kind__in={kind for _, kind in stale}).values_list("kind")
-                    .annotate(n=Count("pk")))
-        for kind, count in rows.items():
-            held = waiting(Match(kind=kind).queue)
-            if held is not None and held >= count:
-                intact.add(kind)
-    for match_id, kind in stale:
-        if kind in intact:
+        counts: dict[str, int] = {}
+        for kind, open_seats, sandboxed, n in published.values_list(*routing).annotate(n=Count("pk")).order_by():
+            queue = Match(kind=kind, open_seats=open_seats, sandboxed_seats=sandboxed).queue
+            counts[queue] = counts.get(queue, 0) + n
+        for queue in {queue for _, queue in stale}:
+            held = waiting(queue)
+            if held is not None and held >= counts.get(queue, 0):
+                intact.add(queue)
+    for match_id, queue in stale:
+        if queue in intact:
             continue
         if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, published_at__lt=cutoff).update(
                 published_at=timezone.now()):
-            publish(match_id, kind)
-    return sum(kind not in intact for _, kind in stale) + release_missed_validations()
+            publish(match_id, queue)
+    return sum(queue not in intact for _, queue in stale) + release_missed_validations()
 
 
 def cancel(match: Match, reason: str) -> bool:

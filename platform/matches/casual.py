@@ -2,13 +2,14 @@
 
 A casual match is a match like any other: queued, claimed by a worker under a lease, played by the referee,
 recorded in one transaction. Its person's seat is a bot version of kind "person" (bots.people) played over
-the live relay (matches.live) with a person's clock; nothing in the referee or the rules knows. What differs
+the live relay (matches.relay) with a person's clock; nothing in the referee or the rules knows. What differs
 is the end of a failed attempt: a person's moves cannot be replayed from the seed, so a casual match whose
 worker died or broke is *aborted* (never rated) instead of queued again.
 """
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -22,12 +23,22 @@ from bots.models import Bot, BotVersion
 from bots.people import person_version
 from bots.remote import is_connected
 from config.errors import ActionError
-from matches.actions import create_match, new_base_seed
+from matches.actions import create_match
 from matches.models import Match, Seat
 
 
 class CasualError(ActionError):
     """A casual match that cannot be started; ``field`` names the input at fault."""
+
+
+class AlreadySeated(CasualError):
+    """The person is at a table already (one live match per person): ``match`` is that table's match, so
+    whoever refuses the second one can take the person back to the first."""
+
+    def __init__(self, match: Match):
+        super().__init__(f"You are already at a table (match {match.pk}): finish it or let it time out first, "
+                         f"one live match per person.", None)
+        self.match = match
 
 
 def person_clock() -> TimeControl:
@@ -74,11 +85,11 @@ class Seating:
 
 
 def seating(preset: str, person: BotVersion, opponent: BotVersion, partner: BotVersion | None,
-            base_seed: int) -> Seating:
-    """The person takes one seat of one side (which side, from the deal's seed); a partner bot fills the rest
-    of the person's side, the opponent bot every other seat."""
+            side: int) -> Seating:
+    """The person takes one seat of side ``side``; a partner bot fills the rest of the person's side, the
+    opponent bot every other seat."""
     seats, teams = layout(preset, {})
-    mine = teams[base_seed % len(teams)]
+    mine = teams[side]
     versions: list[BotVersion] = []
     for s in range(seats):
         if s == mine[0]:
@@ -110,8 +121,7 @@ def start_casual(user, opponent: Bot, preset: str | None, partner: Bot | None = 
         User.objects.select_for_update().filter(pk=user.pk).first()  # one start at a time per person
         current = live_match_of(user)
         if current is not None:
-            raise CasualError(f"you are already at a table (match {current.pk}); finish it or let it time out "
-                              f"first: one live match per person", None)
+            raise AlreadySeated(current)
         active = Match.objects.filter(kind=Match.Kind.CASUAL,
                                       status__in=(Match.Status.QUEUED, Match.Status.RUNNING)).count()
         if active >= settings.CASUAL_MAX_ACTIVE:
@@ -121,10 +131,11 @@ def start_casual(user, opponent: Bot, preset: str | None, partner: Bot | None = 
             spend(casual_limit(), user.pk)
         except RateLimited as err:
             raise CasualError(f"too many casual matches: {err}", None) from None
-        base_seed = new_base_seed()
-        plan = seating(chosen, person_version(user, game), versus, beside, base_seed)
+        # The side is drawn on its own: taken from the deal's seed, the seat would show a bit of it.
+        side = secrets.randbelow(len(teams))
+        plan = seating(chosen, person_version(user, game), versus, beside, side)
         return create_match(kind=Match.Kind.CASUAL, preset=chosen, seat_versions=plan.versions, ranked=False,
-                            base_seed=base_seed, requested_by=user)
+                            requested_by=user)
 
 
 def person_seats(match: Match) -> list[Seat]:

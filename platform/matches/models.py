@@ -15,6 +15,19 @@ from django.db import models
 from django.utils import timezone
 
 from arena.cards import derive_seed
+from config.celery_settings import OPEN_QUEUE, SANDBOXED_QUEUE
+
+
+class MatchQuerySet(models.QuerySet):
+    def with_deal_in_play(self) -> MatchQuerySet:
+        """Each match annotated with ``deal_still_in_play`` (what ``Match.deal_in_play`` answers): one EXISTS
+        subquery in the same statement, so a list of matches costs no query per match."""
+        return self.annotate(deal_still_in_play=models.Exists(
+            Match.objects.filter(base_seed=models.OuterRef("base_seed"), status__in=DEAL_IN_PLAY)))
+
+    def playing_deal(self, base_seed: int) -> MatchQuerySet:
+        """The matches of one deal that have not ended yet."""
+        return self.filter(base_seed=base_seed, status__in=DEAL_IN_PLAY)
 
 
 class Match(models.Model):
@@ -67,8 +80,14 @@ class Match(models.Model):
     replay_sha256 = models.CharField(max_length=64, blank=True)
     replay_size = models.PositiveIntegerField(default=0)
     failure = models.TextField(blank=True, help_text="why the match failed or was retried (infrastructure)")
+    open_seats = models.BooleanField(
+        default=False, help_text="a seat waits on a person or a remote connection: played on the open queue")
+    sandboxed_seats = models.BooleanField(
+        default=False, help_text="a seat computes in a sandbox: played in threads on the sandboxed queue")
     live_delay_seconds = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="how far behind the play its live view runs; empty: the site's default")
+
+    objects = MatchQuerySet.as_manager()
 
     class Meta:
         indexes = [
@@ -76,6 +95,8 @@ class Match(models.Model):
             models.Index(fields=["status", "published_at"], name="match_publish_idx"),
             models.Index(fields=["kind", "preset", "status"], name="match_kind_preset_idx"),
             models.Index(fields=["-finished"], name="match_finished_idx"),
+            # Whether any match still names a replay, before pruning deletes it (matches/prune.py).
+            models.Index(fields=["replay_sha256"], name="match_replay_idx", condition=~models.Q(replay_sha256="")),
         ]
         ordering = ["-created"]
 
@@ -86,17 +107,50 @@ class Match(models.Model):
     def seed(self) -> int:
         return derive_seed(self.base_seed, 0)
 
+    def deal_in_play(self) -> bool:
+        """Whether any match of this match's deal (the same base seed: every rotation of a duplicate set, and
+        a replacement for one that failed) is still queued or running. While it is, the deal's seeds,
+        replays, frames, logs and every hand stay hidden from everyone. Read from ``with_deal_in_play``'s
+        annotation when the match was loaded with it, else asked of the database."""
+        annotated = self.__dict__.get("deal_still_in_play")
+        if annotated is not None:
+            return annotated
+        if self.status in DEAL_IN_PLAY:
+            return True
+        return Match.objects.playing_deal(self.base_seed).exists()
+
     @property
     def is_done(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED, self.Status.ABORTED)
 
     @property
     def queue(self) -> str:
+        """The broker queue the match is published to, by where its seats compute (docs/matches.md, "Queues
+        and workers"):
+
+        - ``open`` when a seat waits on a person or a remote connection;
+        - ``sandboxed`` when a seat is an uploaded bot (a validation excepted): the bot computes in a process of
+          its own while the worker only waits on its pipe;
+        - its kind's when every seat is a built-in bot, computed in the worker's own process.
+
+        The first two are played in threads, many matches to a process, so a seat that thinks, or a person who
+        does, never holds the processes the built-in bots compute in. A validation keeps its own queue: a new
+        upload's single match is played at once by the workers kept for it."""
+        if self.open_seats:
+            return OPEN_QUEUE
+        if self.sandboxed_seats and self.kind != self.Kind.VALIDATION:
+            return SANDBOXED_QUEUE
         return self.kind
 
     @property
     def is_held(self) -> bool:
         return self.status == self.Status.QUEUED and self.published_at is None
+
+
+# A deal is in play while any match that plays it (every match with its base seed) is one of these: until
+# then nothing that determines or shows its hidden cards leaves the referee (docs/matches.md, "What is
+# hidden until when").
+DEAL_IN_PLAY = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
 class Seat(models.Model):
@@ -109,6 +163,9 @@ class Seat(models.Model):
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True, help_text="the seat's points (or its team's)")
     decisions = models.PositiveIntegerField(default=0)
+    think_ms = models.PositiveIntegerField(default=0, help_text="the seat's own clock: its decisions' time, in all")
+    worker_ms = models.PositiveIntegerField(
+        default=0, help_text="what the seat cost a worker: its thinking plus its share of the rest of the match")
     resources = models.JSONField(null=True, blank=True)
     # The bot's stderr (capped), private to the bot's owner.
     log_sha256 = models.CharField(max_length=64, blank=True)
@@ -116,7 +173,11 @@ class Seat(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["match", "seat"], name="seat_unique")]
-        indexes = [models.Index(fields=["version", "match"], name="seat_version_idx")]
+        indexes = [
+            models.Index(fields=["version", "match"], name="seat_version_idx"),
+            # Whether any seat still names a log, before pruning deletes it (matches/prune.py).
+            models.Index(fields=["log_sha256"], name="seat_log_idx", condition=~models.Q(log_sha256="")),
+        ]
         ordering = ["match", "seat"]
 
     def __str__(self) -> str:

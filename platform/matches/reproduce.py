@@ -1,10 +1,14 @@
 """The ``arena play`` command that reproduces exactly one server match at home, and what its words mean.
 
-A server match is the local runner's game 0 of ``arena play --seed BASE_SEED`` (matches/play.py): the deal
+A server match is the local runner's game 0 of ``arena play --seed BASE_SEED`` (play/match.py): the deal
 comes from ``derive_seed(base_seed, 0)`` and each seat's bot from its seat number. Without ``--duplicate``
 game 0 is played once, with the bots seated in the order given (rotation 0), so listing the match's bots in
 seat order with ``--games 1`` plays this match and no other — its own rotation of the duplicate set is
 already in that order.
+
+While the match's deal is in play (``Match.deal_in_play``) the command has no ``--seed``: the seed rebuilds
+every hand, so it is shown only once every match of the deal has ended. Until then the command plays the same
+bots and rules on a deal of its own.
 """
 
 from __future__ import annotations
@@ -58,12 +62,14 @@ def _teams(match: Match) -> list[list[int]]:
 
 
 def reproduce_command(match: Match) -> str:
-    """The one command: the bots of :func:`bot_arguments`, this match's base seed, one game, its rules and
-    its time control. No ``--duplicate``: that would play every rotation of the deal, not this match."""
+    """The one command: the bots of :func:`bot_arguments`, this match's base seed (once its deal is over), one
+    game, its rules and its time control. No ``--duplicate``: that would play every rotation of the deal, not
+    this match."""
     rules = [f"--rule {shlex.quote(f'{k}={v}')}" for k, v in sorted(match.overrides.items())]
     time = match.time_control
+    seed = [] if match.deal_in_play() else ["--seed", str(match.base_seed)]
     parts = ["arena", "play", match.preset, *(shlex.quote(b.argument) for b in bot_arguments(match)),
-             "--seed", str(match.base_seed), "--games", "1", *rules,
+             *seed, "--games", "1", *rules,
              "--startup-time", str(time.get("startup_ms")), "--move-time", str(time.get("move_ms")),
              "--time-bank", str(time.get("bank_ms"))]
     return " ".join(parts)

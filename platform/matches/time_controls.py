@@ -7,7 +7,7 @@ However long the clocks, a platform match never outlives its worker's task. The 
 wall-clock ceiling: the time control's own (every start-up, every decision at full move time, every seat's
 bank, at most arena's ``MATCH_WALL_CEILING_S``), and on the platform never later than the worker's soft time
 limit less ``WORKER_OVERHEAD_S``, the time a task needs around the match itself (``match_ceiling_seconds``,
-given to the referee by ``matches.play.job_for``). docs/matches.md, "Time controls".
+given to the referee by ``play.match.job_for``). docs/matches.md, "Time controls".
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
 }
 # What a task does around the referee's ceiling: fetching and staging the bots, closing the sandboxes (their own
 # wall limit is arena.runner.SANDBOX_WALL_MARGIN_S above the ceiling), storing the replay and the logs, and
-# retrying the result's write while the database is away (matches.tasks.DATABASE_RETRY_SECONDS).
+# retrying the result's write while the database is away (play.tasks.DATABASE_RETRY_SECONDS).
 WORKER_OVERHEAD_S = 300.0
 STANDARD = TimeControl()
 

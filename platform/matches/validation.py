@@ -9,6 +9,8 @@ the match could not be played at all; its last step releases the owner's next va
 
 from __future__ import annotations
 
+import re
+
 from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
@@ -17,7 +19,9 @@ from accounts.locks import lock_account
 from arena import protocol
 from arena.games.seating import layout
 from arena.runner import seat_assignment
-from bots.actions import add_version, check_new_version, house_version, make_current, store_file
+from arena.stderr_cause import last_error
+from bots import blobs
+from bots.actions import add_version, check_new_version, forget_build, house_version, make_current, store_file
 from bots.models import Bot, BotVersion
 from bots.upload import CheckedUpload
 from matches.actions import create_match, release_validations
@@ -31,6 +35,8 @@ VALIDATION_MATCHES: dict[str, tuple[str, dict[str, str]]] = {
     "burraco": ("burraco-2p", {"target": "1"}),
 }
 VALIDATION_OPPONENT = "random"
+STDERR_TAGGED = re.compile(r"^\[\d+\] ")  # a stored log line's request id (play.match.store_logs)
+CAUSE_TAIL_BYTES = 16 * 1024  # the end of a crashed bot's stored stderr, where its interpreter said why
 
 
 def do_upload_version(bot: Bot, upload: CheckedUpload) -> BotVersion:
@@ -73,11 +79,12 @@ def validation_links() -> Prefetch:
 
 
 def validation_stage(version: BotVersion) -> str:
-    """pending (its validation match waits for a worker), playing (the match is being played), ready or
+    """pending (its validation match waits for a worker), building (a version sent as source is compiled by the
+    worker that took the match: its row names no build yet), playing (the match is being played), ready or
     rejected; reads the match ``validation_links`` prefetched."""
     match = version.validation_match
     if version.status == BotVersion.Status.PENDING and match is not None and match.status == Match.Status.RUNNING:
-        return "playing"
+        return "building" if version.language and not version.build_sha256 else "playing"
     return version.status
 
 
@@ -105,18 +112,36 @@ def finish_validation(match: Match, seats: list[Seat]) -> None:
         # A ladder suspension is lifted by a new version that validates; a staff suspension is not.
         Bot.objects.filter(pk=version.bot_id, suspended_by="ladder").update(suspended_reason="", suspended_by="")
     else:
-        reason = f"{failed.verdict} ({failed.code}): {failed.detail}"[:4000]
-        pending.update(status=BotVersion.Status.REJECTED, reason=reason, validated_at=validated_at)
+        cause = stderr_cause(failed)
+        reason = f"{failed.verdict} ({failed.code}): {f'{cause}; ' if cause else ''}{failed.detail}"[:4000]
+        if pending.update(status=BotVersion.Status.REJECTED, reason=reason, validated_at=validated_at):
+            forget_build(version)  # a rejected version never plays again: its build is not kept
+
+
+def stderr_cause(seat: Seat) -> str:
+    """Why a crashed bot died, in its own stderr's words (its exception and line, arena.stderr_cause): the
+    referee only saw it exit. Its owner's alone, as the reason it goes into is; a failed build's reason already
+    names the compiler's error."""
+    if seat.verdict != protocol.CRASH or seat.code == "build-failed" or not seat.log_sha256:
+        return ""
+    try:
+        tail = blobs.get("logs", seat.log_sha256)[-CAUSE_TAIL_BYTES:]
+    except (blobs.BlobMissing, blobs.BlobCorrupt):  # pruned or damaged: the referee's words alone, as before
+        return ""
+    return last_error([STDERR_TAGGED.sub("", line, count=1) for line in tail.decode("utf-8", "replace").splitlines()])
 
 
 def fail_validation(match: Match) -> None:
     """The validation match could not be played at all (infrastructure, after every attempt)."""
-    if match.validates_id is None:
+    version = (BotVersion.objects.filter(pk=match.validates_id, status=BotVersion.Status.PENDING).first()
+               if match.validates_id is not None else None)
+    if version is None:
         return
-    BotVersion.objects.filter(pk=match.validates_id, status=BotVersion.Status.PENDING).update(
-        status=BotVersion.Status.ERROR, validated_at=timezone.now(),
-        reason=f"the validation match could not be played ({match.failure[:500]}); this is not the bot's "
-               f"fault: upload it again")
+    if BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
+            status=BotVersion.Status.ERROR, validated_at=timezone.now(),
+            reason=f"the validation match could not be played ({match.failure[:500]}); this is not the bot's "
+                   f"fault: upload it again"):
+        forget_build(version)  # it is uploaded again as a new version, which is built afresh
 
 
 class ValidationResult(MatchHook):

@@ -47,7 +47,10 @@ def _locked_ratings(versions: list[BotVersion], preset: str) -> dict[int, Rating
         previous = (Rating.objects.filter(bot_id=version.bot_id, preset=preset).exclude(version=version)
                     .order_by("-version__number").first())
         start = live.successor(live.Skill(previous.live_mu, previous.live_sigma) if previous else None)
-        current = Bot.objects.filter(pk=version.bot_id, current_version_id=version.pk).exists()
+        # The current version stands for its bot on the board at once, unless an earlier version is rated: that
+        # one stands in until the new one is rated too (sync_board, at the refit).
+        current = Bot.objects.filter(pk=version.bot_id, current_version_id=version.pk).exists() and not (
+            Rating.objects.filter(bot_id=version.bot_id, preset=preset, official__isnull=False).exists())
         fresh.append(Rating(version=version, bot_id=version.bot_id, preset=preset, live_mu=start.mu,
                             live_sigma=start.sigma, is_current=current))
     if fresh:
@@ -57,9 +60,42 @@ def _locked_ratings(versions: list[BotVersion], preset: str) -> dict[int, Rating
 
 
 def sync_current(bot_id: int, version_id: int | None) -> None:
-    """The bot's current version changed: its ratings' is_current flags follow (same transaction)."""
+    """The bot's current version changed: its ratings' is_current flags follow (same transaction), each preset's
+    board keeping the bot's last rated version until the new one is rated (``sync_board``)."""
     Rating.objects.filter(bot_id=bot_id).update(
         is_current=Case(When(version_id=version_id, then=Value(True)), default=Value(False)))
+    for preset in set(Rating.objects.filter(bot_id=bot_id).values_list("preset", flat=True)):
+        sync_board(preset, [bot_id])
+
+
+def sync_board(preset: str, bot_ids: list[int] | None = None) -> int:
+    """Which row stands for each bot on the preset's leaderboard (``Rating.is_current``): its current version's,
+    once that is rated; until then its newest rated earlier version's, so a new version (a comment changed)
+    does not drop a bot off the board for the games it needs to be rated. The rows that changed."""
+    rows = Rating.objects.filter(preset=preset, bot__kind=Bot.Kind.BOT)
+    if bot_ids is not None:
+        rows = rows.filter(bot_id__in=bot_ids)
+    by_bot: dict[int, list[tuple[int, int, int, bool, bool]]] = {}
+    for pk, bot_id, number, current_number, rated, flagged in rows.values_list(
+            "pk", "bot_id", "version__number", "bot__current_version__number", "official", "is_current"):
+        by_bot.setdefault(bot_id, []).append((pk, number, current_number or 0, rated is not None, flagged))
+    on, off = [], []
+    for versions in by_bot.values():
+        current = [v for v in versions if v[1] == v[2]]
+        earlier_rated = sorted((v for v in versions if v[3] and v[1] < v[2]), key=lambda v: v[1])
+        if current and (current[0][3] or not earlier_rated):
+            chosen = current[0][0]
+        elif earlier_rated:
+            chosen = earlier_rated[-1][0]
+        else:
+            chosen = None  # no current version rated or not: nothing of this bot on the board
+        on += [v[0] for v in versions if v[0] == chosen and not v[4]]
+        off += [v[0] for v in versions if v[0] != chosen and v[4]]
+    if on:
+        Rating.objects.filter(pk__in=on).update(is_current=True)
+    if off:
+        Rating.objects.filter(pk__in=off).update(is_current=False)
+    return len(on) + len(off)
 
 
 def record_ranked_match(match: Match, seats: list[Seat]) -> None:
@@ -211,6 +247,7 @@ def _refit(preset: str, requested: datetime | None) -> Refit:
         Rating.objects.bulk_update(rows, ["official", "official_low", "official_high", "board", "provisional",
                                           "fitted_at", "los_next"], batch_size=2000)
         RatingSnapshot.objects.bulk_create(snapshots, batch_size=2000)
+        sync_board(preset)  # a new version rated now takes its bot's place on the board from the previous one
         refit.rated = len(snapshots)
         refit.seconds = time.perf_counter() - started
         refit.save(update_fields=["rated", "seconds"])
@@ -239,7 +276,10 @@ def presets_needing_refit(presets: list[str] | None = None) -> list[str]:
 
 
 def leaderboard(preset: str):
-    """Every bot's current version on the preset's scale: fitted first (best first), then by live rating."""
-    return (Rating.objects.filter(preset=preset, is_current=True, bot__kind=Bot.Kind.BOT)
-            .select_related("bot__owner", "version")
+    """Every bot on the ladder on the preset's scale (its current version, or its last rated one while the
+    current one is being rated: ``sync_board``): fitted first (best first), then by live rating. A bot that
+    left the ladder (deactivated, suspended, its owner's account suspended) leaves the board at once."""
+    return (Rating.objects.filter(preset=preset, is_current=True, bot__kind=Bot.Kind.BOT, bot__active=True,
+                                  bot__suspended_reason="", bot__owner__is_active=True)
+            .select_related("bot__owner", "bot__current_version", "version")
             .order_by("-board", "-live_mu", "id"))

@@ -11,6 +11,10 @@ as bots:
   a person's number is directly comparable with a bot's: "the best Bura player here" against "the best
   Bura bot". The bots' official values stay the bots' own fit's.
 
+A person's match with a bot of their own at the table (as opponent or partner, sandboxed or remote) is
+never rated: the owner controls both sides, and a bot that loses on purpose (or tells its owner its hand)
+would farm the person's rating. Neither layer reads such a match.
+
 A people's refit is recorded as a ``Refit`` of the preset named ``people:<preset>``.
 """
 
@@ -19,7 +23,7 @@ from __future__ import annotations
 import time
 
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from arena.games.seating import layout, side_scores
@@ -38,12 +42,28 @@ def is_person(seat: Seat) -> bool:
     return seat.version.bot.kind == Bot.Kind.PERSON
 
 
+def plays_own_bot(seats: list[Seat]) -> bool:
+    """Whether a person at this table sits with a bot of their own (the match is never rated)."""
+    people = {s.version.bot.owner_id for s in seats if is_person(s)}
+    return any(s.version.bot.owner_id in people for s in seats if not is_person(s))
+
+
+def own_bot_matches():
+    """The casual matches with a person and a bot of that person's at one table, as a queryset of ids."""
+    own_bot = Seat.objects.filter(match_id=OuterRef("match_id"), version__bot__kind=Bot.Kind.BOT,
+                                  version__bot__owner_id=OuterRef("version__bot__owner_id"))
+    return (Seat.objects.filter(match__kind=Match.Kind.CASUAL, version__bot__kind=Bot.Kind.PERSON)
+            .filter(Exists(own_bot)).values("match_id"))
+
+
 def record_casual_match(match: Match, seats: list[Seat]) -> None:
     """A finish hook for casual matches: the people's live ratings and counters, once per match (in the
-    transaction that records its result)."""
+    transaction that records its result); nothing for a person playing a bot of their own."""
     seats = sorted(seats, key=lambda s: s.seat)
     people = {s.version_id for s in seats if is_person(s)}
     if not people or not match.result or match.result.get("ended_by") not in ("rules", "forfeit", "decision-limit"):
+        return
+    if plays_own_bot(seats):
         return
     teams = match.result.get("teams") or [[s.seat] for s in seats]
     ranks = [s.rank for s in seats]
@@ -88,11 +108,17 @@ def _locked_people_rows(preset: str, versions: list[int], bot_of: dict[int, int]
 
 
 def rated_outcomes(preset: str) -> tuple[Outcomes, int, int]:
-    """Every finished ranked match of the preset and every finished casual one, as the fit reads them."""
+    """Every finished ranked match of the preset and every finished casual one but a person's against their
+    own bot, as the fit reads them."""
     _, teams = layout(preset, {})
     team_of_seat = {seat: k for k, team in enumerate(teams) for seat in team}
+    casual = Match.objects.filter(kind=Match.Kind.CASUAL, preset=preset, status=Match.Status.FINISHED)
+    # Read before the rows, for the marker only: one finishing in between is left out of the rows (by the
+    # rows' own subquery) but not marked as seen, so it brings one more refit, which leaves it out again.
+    unrated = set(casual.filter(pk__in=own_bot_matches()).values_list("pk", flat=True))
     rows = (Seat.objects.filter(Q(match__ranked=True) | Q(match__kind=Match.Kind.CASUAL), match__preset=preset,
                                 match__status=Match.Status.FINISHED, rank__isnull=False)
+            .exclude(match_id__in=own_bot_matches())
             .order_by("match_id", "seat").values_list("match_id", "seat", "version_id", "rank",
                                                       "match__duplicate_set"))
     match_ids, players, ranks, team, sets = [], [], [], [], []
@@ -102,10 +128,10 @@ def rated_outcomes(preset: str) -> tuple[Outcomes, int, int]:
         ranks.append(rank)
         team.append(team_of_seat[seat])
         sets.append(str(duplicate_set))
-    casual = Match.objects.filter(kind=Match.Kind.CASUAL, preset=preset, status=Match.Status.FINISHED)
-    newest_casual = casual.filter(pk__in=set(match_ids)).aggregate(n=Max("pk"))["n"] or 0
-    # The marker is the newest casual match seen: a casual match ends minutes after it was made, when ladder
-    # matches with higher ids have finished, and it must still bring the next people's refit.
+    newest_casual = max(casual.filter(pk__in=set(match_ids)).aggregate(n=Max("pk"))["n"] or 0, *unrated, 0)
+    # The marker is the newest casual match seen (an unrated one too, or it would call for a refit forever):
+    # a casual match ends minutes after it was made, when ladder matches with higher ids have finished, and
+    # it must still bring the next people's refit.
     return Outcomes.from_seats(match_ids, players, ranks, team, sets), len(set(match_ids)), newest_casual
 
 

@@ -12,7 +12,7 @@ from arena.games.base import RuleOptionError
 from arena.games.seating import layout
 from bots.models import Bot
 from matches.time_controls import TimeControlError, check_time_control
-from tournaments.lifecycle import TournamentError, cancel, pause, resume, start
+from tournaments.lifecycle import TournamentError, cancel, pause, resume, same_owner_entry, start
 from tournaments.models import TABLE_FORMATS, Entry, Tournament
 
 MAX_DEALS = 20
@@ -42,7 +42,7 @@ def check_tournament(*, name: str, preset: str, overrides: dict, format: str, ro
     if format in (Tournament.Format.SWISS, Tournament.Format.SWISS_TABLES) and not rounds:
         raise TournamentError("a Swiss tournament needs its number of rounds", "rounds")
     if not 1 <= deals <= MAX_DEALS:
-        raise TournamentError(f"deals per pairing must be from 1 to {MAX_DEALS}", "deals")
+        raise TournamentError(f"duplicate sets per pairing (deals) must be from 1 to {MAX_DEALS}", "deals")
     try:
         control = check_time_control(time_control)
     except TimeControlError as err:
@@ -99,6 +99,11 @@ def check_join(user, t: Tournament, bot: Bot, invite_code: str = "") -> None:
                               f"run in the site's sandbox", "bot")
     if t.entries.filter(bot=bot).exists():
         raise TournamentError(f"{bot.name} has joined already", "bot")
+    mine = same_owner_entry(t, bot)
+    if mine is not None:
+        raise TournamentError(f"{mine.bot.name}, another bot of {bot.owner.username}, has joined already: a "
+                              f"tournament takes one bot per owner, since two bots of one owner could play for "
+                              f"each other; compare your own bots with a version test", "bot")
     if t.entries.filter(withdrawn="").count() >= t.max_entries:
         raise TournamentError(f"the tournament is full ({t.max_entries} entries)", "tournament")
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from arena.games.seating import layout
 from arena.referee import TimeControl
-from bots.models import BotVersion
+from bots.models import Bot, BotVersion
 from config.celery import app
 from config.enqueue import enqueue
 from config.errors import ActionError
@@ -52,6 +52,16 @@ class TournamentError(ActionError):
     """A tournament cannot be created, joined or run as asked (the message says why; ``field`` names the input)."""
 
 
+def same_owner_entry(t: Tournament, bot: Bot) -> Entry | None:
+    """Another entry of ``bot``'s owner, which keeps ``bot`` out: one bot per owner in a tournament, as bot
+    contests take one bot per player or team (CodinGame, Battlecode), since two bots of one owner at a table
+    could play for each other (one losing on purpose). House bots are the site's and exempt."""
+    if bot.is_house:
+        return None
+    return (t.entries.filter(withdrawn="", bot__owner_id=bot.owner_id).exclude(bot=bot).select_related("bot")
+            .order_by("joined", "pk").first())
+
+
 def start_due() -> list[int]:
     due = Tournament.objects.filter(status=Tournament.Status.OPEN, starts_at__lte=timezone.now())
     return [t.pk for t in due if start(t)]
@@ -63,10 +73,15 @@ def start(tournament: Tournament) -> bool:
         t = Tournament.objects.select_for_update().get(pk=tournament.pk)
         if t.status != Tournament.Status.OPEN:
             return False
-        entries = list(t.entries.select_related("bot__current_version").filter(withdrawn=""))
+        entries = list(t.entries.select_related("bot__current_version", "bot__owner").filter(withdrawn="")
+                       .order_by("joined", "pk"))
+        playing_for: dict[int, str] = {}  # owner -> the bot playing for them (entries from before the rule)
         for entry in entries:
             version = entry.bot.current_version
-            if not entry.bot.active or entry.bot.suspended_reason:
+            if not entry.bot.is_house and entry.bot.owner_id in playing_for:
+                entry.withdrawn = (f"{playing_for[entry.bot.owner_id]}, another bot of the same owner, entered "
+                                   f"first: one bot per owner")
+            elif not entry.bot.active or entry.bot.suspended_reason:
                 entry.withdrawn = "the bot was inactive or suspended at the start"
             elif version is None or version.status != BotVersion.Status.READY:
                 entry.withdrawn = "the bot had no validated version at the start"
@@ -74,6 +89,7 @@ def start(tournament: Tournament) -> bool:
                 entry.withdrawn = "the bot's current version at the start was remote, and remote bots may not enter"
             else:
                 entry.version = version
+                playing_for[entry.bot.owner_id] = entry.bot.name
             entry.save(update_fields=["version", "withdrawn"])
         playing = [e for e in entries if not e.withdrawn]
         if len(playing) < 2:

@@ -38,7 +38,7 @@ class Tournament(models.Model):
     overrides = models.JSONField(default=dict, blank=True)
     format = models.CharField(max_length=20, choices=Format.choices)
     rounds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Swiss: the number of rounds")
-    deals = models.PositiveSmallIntegerField(default=1, help_text="deals per pairing, each a duplicate set")
+    deals = models.PositiveSmallIntegerField(default=1, help_text="duplicate sets per pairing")
     time_control = models.JSONField(default=dict)
     live_delay_seconds = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="how far behind the play its matches' live views run (a final may want "

@@ -5,7 +5,7 @@ pairing gets another duplicate set), and a match that could not be played is pla
 A pairing is K duplicate sets (``deals``); its result is the pairing's match score: the first entrant's
 share of the sides it beat over all those matches (win above one half, draw at exactly one half). A forfeit
 (crash, timeout, illegal action) loses that match as the referee ranks it; an infrastructure failure is
-replayed with the same seed and seats, never scored.
+replayed with the same seats and seed (a fresh seed when a seat is open), never scored.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.db import transaction
 
 from arena.games.seating import layout, side_scores
 from arena.referee import TimeControl
-from matches.actions import create_match
+from matches.actions import create_match, seed_to_play_again
 from matches.models import Match, Seat
 from tournaments import lifecycle
 from tournaments.models import Entry, Pairing, PairingSet, Table, TableSet, Tournament
@@ -119,7 +119,8 @@ def _decide(pairing: Pairing, t: Tournament) -> bool:
 
 def replace_failed_match(match: Match) -> None:
     """A failure hook: a tournament match that could not be played (infrastructure, every attempt) is
-    played again with the same deal and seats; it is never scored as a loss."""
+    played again with the same seats and the same deal (a fresh one when a seat is open: it saw the old one);
+    it is never scored as a loss."""
     if match.kind != Match.Kind.TOURNAMENT:
         return
     tournament_id = (PairingSet.objects.filter(duplicate_set=match.duplicate_set)
@@ -130,7 +131,7 @@ def replace_failed_match(match: Match) -> None:
         return
     seats = [s.version for s in match.seats.select_related("version").order_by("seat")]
     create_match(kind=Match.Kind.TOURNAMENT, preset=match.preset, overrides=match.overrides, seat_versions=seats,
-                 base_seed=match.base_seed, duplicate_set=match.duplicate_set, rotation=match.rotation,
+                 base_seed=seed_to_play_again(match), duplicate_set=match.duplicate_set, rotation=match.rotation,
                  time_control=TimeControl(**match.time_control), held=True,
                  live_delay_seconds=match.live_delay_seconds)
     lifecycle.release_locked(tournament_id)

@@ -15,7 +15,7 @@ from arena.games.seating import layout, side_scores
 from arena.referee import TimeControl
 from bots.models import BotVersion
 from config.errors import ActionError
-from matches.actions import create_duplicate_set, create_match
+from matches.actions import create_duplicate_set, create_match, seed_to_play_again
 from matches.models import Match, Seat
 from tournaments.models import TestSet, VersionTest
 from tournaments.pairing import sprt
@@ -133,7 +133,7 @@ def replace_failed_match(match: Match) -> None:
         return
     seats = [s.version for s in match.seats.select_related("version").order_by("seat")]
     create_match(kind=match.kind, preset=match.preset, overrides=match.overrides, seat_versions=seats,
-                 base_seed=match.base_seed, duplicate_set=match.duplicate_set, rotation=match.rotation,
+                 base_seed=seed_to_play_again(match), duplicate_set=match.duplicate_set, rotation=match.rotation,
                  requested_by=match.requested_by, time_control=TimeControl(**match.time_control))
 
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from accounts import limits
 from accounts.limits import RateLimited
 from arena.games.seating import layout, side_scores
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from matches.challenges import ChallengeError, do_challenge
 from matches.models import Match
 from web.outcomes import number, recent_matches
@@ -33,12 +33,25 @@ def two_sided(bot: Bot) -> list[str]:
     return [p for p in bot.plays() if len(layout(p, {})[1]) == 2]
 
 
+def ready_bots(owner, game: str):
+    """The owner's bots of a game that can play now: active, not suspended, with a ready current version. The
+    forms that pick a bot to play offer only these, so none offers a bot it would then refuse."""
+    return Bot.objects.filter(owner=owner, kind=Bot.Kind.BOT, game=game, active=True, suspended_reason="",
+                              current_version__status=BotVersion.Status.READY).order_by("name")
+
+
+def can_play(bot: Bot) -> bool:
+    version = bot.current_version
+    return bool(bot.active and not bot.suspended_reason and version is not None
+                and version.status == BotVersion.Status.READY)
+
+
 def challenge_form(request, bot: Bot, data=None) -> ChallengeForm | None:
-    """The form for the viewer's bots of this bot's game, or None when they have none to challenge with."""
-    if not request.user.is_authenticated:
+    """The form for the viewer's bots of this bot's game, or None when they have none to challenge with (or
+    this bot cannot play now)."""
+    if not request.user.is_authenticated or not can_play(bot):
         return None
-    mine = list(Bot.objects.filter(owner=request.user, game=bot.game, active=True).exclude(pk=bot.pk)
-                .order_by("name"))
+    mine = list(ready_bots(request.user, bot.game).exclude(pk=bot.pk))
     presets = two_sided(bot)
     if not mine or not presets:
         return None

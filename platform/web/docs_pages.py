@@ -10,6 +10,7 @@ import markdown
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from web.kits import kits
@@ -17,10 +18,16 @@ from web.kits import kits
 DOCS = settings.REPO_DIR / "docs"
 PAGES = {
     "protocol": ("The bot protocol", "protocol.md"),
+    "api": ("The REST API", "api.md"),
+    "training": ("Training bots", "training.md"),
+    "bots": ("Built-in bots and analysis", "bots.md"),
+    "analysis": ("Match analysis", "analysis.md"),
     "replay": ("The replay format", "replay.md"),
     "sandbox": ("The sandbox", "sandbox.md"),
     "ratings": ("Ratings", "ratings.md"),
     "tournaments": ("Tournaments", "tournaments.md"),
+    "data": ("Open data", "data.md"),
+    "notifications": ("Notifications and webhooks", "notifications.md"),
     "matches": ("Matches on workers", "matches.md"),
     "rules-bura": ("Rules: the Bura family", "rules/bura.md"),
     "rules-kozel": ("Rules: Kozel", "rules/kozel.md"),
@@ -31,6 +38,8 @@ LINKS = {f"{name}": slug for slug, (_, name) in PAGES.items()}
 # a repository path named in a document's text (`docs/ratings.md`), linked to its page on the site
 PATH_IN_CODE = re.compile(r"<code>((?:\.\./)?(?:docs/)?([\w/-]+\.md)|docs/rules/(?:&lt;game&gt;\.md)?|examples/)"
                           r"</code>")
+# the remote-bot guide is a section of the protocol: listed on its own, where a reader looks for it
+REMOTE_BOTS = ("Remote bots", "/docs/protocol/#7-remote-bots")
 RULES_PAGES = (("Bura", "rules-bura"), ("Kozel", "rules-kozel"), ("Burraco", "rules-burraco"))
 
 
@@ -48,8 +57,9 @@ def _rendered(path: Path, mtime: float) -> str:
 
     html = re.sub(r'href="((?:\.\./|docs/)?[\w/.-]+\.md)(#[\w-]*)?"', relink, html)
     html = re.sub(rf'<a href="([^"]*)">(.*?)</a>|{PATH_IN_CODE.pattern}', keep_or_link, html)
-    # a wide table scrolls in its own box, not the page
-    return html.replace("<table>", '<div class="scroll"><table>').replace("</table>", "</table></div>")
+    # a wide table scrolls in its own box, not the page; a code block that scrolls can be reached with the keyboard
+    html = html.replace("<table>", '<div class="scroll" tabindex="0"><table>').replace("</table>", "</table></div>")
+    return html.replace("<pre>", '<pre tabindex="0">')
 
 
 def keep_or_link(match: re.Match) -> str:
@@ -83,6 +93,17 @@ def doc_page(request, slug: str = "protocol"):
     if not path.exists():
         raise Http404("no such document")
     html = _rendered(path, path.stat().st_mtime)  # the docs are ours, not user input: safe to show as HTML
-    context = {"title": title, "html": mark_safe(html), "pages": PAGES, "slug": slug,
+    context = {"title": title, "html": mark_safe(html), "nav": nav(slug), "slug": slug,
                "kits": kits() if slug == "starter-kits" else []}
     return render(request, "web/doc.html", context)
+
+
+def nav(current: str) -> list[dict]:
+    """The documents' navigation: getting the tools first, then every document, the remote-bot guide after
+    the protocol it is part of."""
+    items = [{"title": "Get started", "url": reverse("get-started"), "current": current == "get-started"}]
+    for key, (title, _) in PAGES.items():
+        items.append({"title": title, "url": reverse("doc", args=[key]), "current": key == current})
+        if key == "protocol":
+            items.append({"title": REMOTE_BOTS[0], "url": REMOTE_BOTS[1], "current": False})
+    return items

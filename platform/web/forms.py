@@ -31,7 +31,12 @@ class NewBotForm(forms.Form):
     presets = forms.MultipleChoiceField(choices=preset_choices, required=False, help_text=PRESETS_HELP,
                                         widget=forms.CheckboxSelectMultiple(attrs={"class": "checks"}))
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
-    file = forms.FileField(help_text=UPLOAD_HELP)
+    file = forms.FileField(help_text=f"{UPLOAD_HELP}.")
+    open_data = forms.BooleanField(
+        required=False, initial=True, label="Open data",
+        help_text='Put its public matches in the monthly <a href="/data/">open-data dumps</a> (on by default, as '
+                  'lichess does; <code>PATCH /api/v1/bots/NAME/ {"open_data": false}</code> changes it later, '
+                  'for every dump built after)')
 
     def clean(self):
         data = super().clean()

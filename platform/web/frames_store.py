@@ -29,9 +29,10 @@ import orjson
 from django.core.cache import cache
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import connection
 
 ROOT = "frames"  # the folder of media storage that holds every stored view
-FORMAT = 2  # bump when the frames' shape changes (stored views of other formats are never read)
+FORMAT = 3  # bump when the frames' shape changes (stored views of other formats are never read)
 CHUNK = 100  # frames per stored chunk: the viewer asks for 100 at a time
 LOCK_SECONDS = 120  # how long other requests wait for a view being computed before computing it themselves
 POLL_SECONDS = 0.1
@@ -167,6 +168,7 @@ def stored_view(sha256: str, view: str, compute: Compute) -> StoredView:
         return found
     lock = f"frames-lock:{FORMAT}:{sha256}:{view}"
     if not cache.add(lock, os.getpid(), LOCK_SECONDS):
+        _give_back_connection()
         deadline = time.monotonic() + LOCK_SECONDS
         while time.monotonic() < deadline:
             time.sleep(POLL_SECONDS)
@@ -185,6 +187,13 @@ def stored_view(sha256: str, view: str, compute: Compute) -> StoredView:
         return found if found is not None else _compute_and_store(sha256, view, compute)
     finally:
         cache.delete(lock)
+
+
+def _give_back_connection() -> None:
+    """A request about to wait (up to LOCK_SECONDS) for another's computation holds no database connection
+    meanwhile: under the web process's bounded pool, a few such waits would stall every other request."""
+    if not connection.in_atomic_block:
+        connection.close()  # back to the pool; a later query takes one again
 
 
 def forget(sha256: str, view: str) -> None:

@@ -1,14 +1,15 @@
 """Watching live: any match being played, followed move by move a few seconds behind the play.
 
-The worker relays every accepted action (matches.live); this endpoint re-runs the match from its seed
+The worker relays every accepted action (matches.relay); this endpoint re-runs the match from its seed
 through the actions older than the match's delay and answers with the replay viewer's own frames
 (arena.replay_frames), so the viewer draws a live match exactly as it draws a replay. What each view may
-show while the match runs:
+show while the match runs (docs/matches.md, "What is hidden until when"), whoever the seats are:
 
-- a match of bots only: every view, "everything" included. The bots cannot see the page, and the delay
-  keeps even an owner's eyes behind the play;
-- a match with a person at the table: only the person's seat(s), as that person sees them. Everything
-  else (the bots' hands) would help the person, or a friend watching beside them.
+- everyone: the public view (``arena.public_view``): the table as every seat sees it alike, with the played
+  cards, the counts and the scores, and every hand face down;
+- a seat's owner (of the seat's bot, or the person at it): that seat's own view as well;
+- "everything" (every hand face up): nobody (``matches.access.every_hand_visible``), since any seat may be a
+  program or a person reading this page a few seconds behind the play.
 
 When the match is no longer running the endpoint says so, and the page reloads into the replay.
 """
@@ -25,17 +26,18 @@ from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 
 from accounts.limits import Limit, RateLimited, client_key, spend
-from arena import replay_frames
+from arena import public_view, replay_frames
 from arena.games import resolve
 from arena.games.options import rules_to_dict
 from arena.referee import MALFORMED_ACTION_ERRORS
 from bots.access import can_see_private
 from config.api import error_body
-from matches import live
+from matches import relay
+from matches.access import every_hand_visible, own_seats
 from matches.models import Match, Seat
 from tournaments.models import PairingSet, TableSet
 from web.outcomes import recent_matches
-from web.replay_views import parse_seat
+from web.replay_views import parse_seat, view_name
 
 LIVE_COUNT = replay_frames.MAX_COUNT
 # A live view asks every 0.7 s (viewer.js), about 86 a minute, besides its first chunks; per address, so a
@@ -78,14 +80,25 @@ def delay_of(match: Match) -> int:
     return settings.LIVE_DELAY_SECONDS if match.live_delay_seconds is None else match.live_delay_seconds
 
 
-def person_seats(seats: list[Seat]) -> list[int]:
-    return [s.seat for s in seats if s.version.bot.is_person]
+def live_views(user, match: Match, seats: list[Seat]) -> list[str]:
+    """The views ``user`` may follow this running match in: the public one, and their own seats'."""
+    every = ["all"] if every_hand_visible(match) else []
+    return [public_view.VIEW, *every, *(str(seat) for seat in own_seats(user, seats))]
 
 
-def live_views(seats: list[Seat]) -> list[str]:
-    """The views a live match may be followed in: a person's seat(s), or every view of a bots' match."""
-    persons = person_seats(seats)
-    return [str(s) for s in persons] if persons else ["all", *(str(s.seat) for s in seats)]
+def live_options(user, match: Match, seats: list[Seat]) -> list[dict[str, str]]:
+    """The live viewer's choices for ``user``, public first: (value, label)."""
+    names = {str(s.seat): s.version.bot.name for s in seats}
+    labels = {public_view.VIEW: "the table (public: every hand face down)", "all": "everything"}
+    return [{"value": view, "label": labels.get(view) or f"seat {view} · {names[view]} (yours)"}
+            for view in live_views(user, match, seats)]
+
+
+def parse_live_view(value: str | None, seats: int) -> str:
+    """``public`` (or nothing), ``all``, or a seat number 0..seats-1, as text."""
+    if value in (None, "", public_view.VIEW):
+        return public_view.VIEW
+    return view_name(parse_seat(value, seats))
 
 
 def _error(code: str, message: str, status: int) -> JsonResponse:
@@ -94,8 +107,9 @@ def _error(code: str, message: str, status: int) -> JsonResponse:
 
 @gzip_page
 def live_frames(request, pk: int):
-    """GET /matches/<id>/live/?seat=all|N&start=K&count=M&viewer=TOKEN — the frames played so far (older
-    than the delay), with the meta of the match so far, or ``{"live": {"status": …}}`` once it is over."""
+    """GET /matches/<id>/live/?seat=public|N&start=K&count=M&viewer=TOKEN — the frames played so far (older
+    than the delay) in a view the reader may follow (``live_views``; 403 naming those they may otherwise),
+    with the meta of the match so far, or ``{"live": {"status": …}}`` once it is over."""
     if not request.user.is_authenticated:
         try:
             spend(ANONYMOUS_LIVE_READS, client_key(request))
@@ -112,12 +126,10 @@ def live_frames(request, pk: int):
     if match.status != Match.Status.RUNNING:
         return JsonResponse({"live": {"status": match.status}})
     try:
-        seat = parse_seat(request.GET.get("seat", "all"), len(seats))
-        allowed = live_views(seats)
-        if ("all" if seat is None else str(seat)) not in allowed:
-            raise replay_frames.FramesError(f"while a person plays, this match is followed from the person's "
-                                            f"seat only (seat {', '.join(allowed)}); the rest opens with its "
-                                            f"replay")
+        view = parse_live_view(request.GET.get("seat"), len(seats))
+        allowed = live_views(request.user, match, seats)
+        if view not in allowed:
+            return _error("permission_denied", _refusal(view, allowed), 403)
         start = int(request.GET.get("start") or 0)
         count = int(request.GET.get("count") or replay_frames.DEFAULT_COUNT)
         replay_frames.check_count(min(count, LIVE_COUNT))
@@ -125,12 +137,12 @@ def live_frames(request, pk: int):
         return _error("bad_request", str(err) if isinstance(err, replay_frames.FramesError)
                       else "start and count must be whole numbers", 400)
     try:
-        name = live.live_id(match)
-        live.count_viewer(name, str(request.GET.get("viewer") or client_key(request))[:64], client_key(request))
-        played = live.actions(name)
-    except live.TooManyViewers as err:
+        name = relay.attempt_name(match)
+        relay.count_viewer(name, str(request.GET.get("viewer") or client_key(request))[:64], client_key(request))
+        played = relay.actions(name)
+    except relay.TooManyViewers as err:
         return _error("too_many_viewers", str(err), 429)
-    except (live.LiveUnavailable, *live.REDIS_ERRORS) as err:
+    except (relay.RelayUnavailable, *relay.REDIS_ERRORS) as err:
         return _error("unavailable", f"the live relay is away: {err}", 503)
     delay = delay_of(match)
     cutoff = time.time() - delay
@@ -144,11 +156,27 @@ def live_frames(request, pk: int):
     except MALFORMED_ACTION_ERRORS as err:
         return _error("server_error", f"the relayed actions cannot be re-run: {err}", 500)
     start = max(0, min(start, run.steps))
-    meta = {**run.meta(seat), "live": True}
-    frames = list(run.frames(seat, start, min(run.steps, start + min(count, LIVE_COUNT) - 1)))
-    return JsonResponse({"seat": "all" if seat is None else seat, "start": start, "steps": run.steps,
-                         "frames": frames, "meta": meta,
+    stop = min(run.steps, start + min(count, LIVE_COUNT) - 1)
+    if view == public_view.VIEW:
+        meta = {**public_view.public_meta(run), "live": True}
+        frames = list(public_view.public_frames(run, start, stop))
+    else:
+        seat = None if view == "all" else int(view)
+        meta = {**run.meta(seat), "live": True}
+        frames = list(run.frames(seat, start, stop))
+    return JsonResponse({"seat": view if view in (public_view.VIEW, "all") else int(view), "start": start,
+                         "steps": run.steps, "frames": frames, "meta": meta,
                          "live": {"status": "running", "delay": delay, "waiting": len(played) - len(shown)}})
+
+
+def _refusal(view: str, allowed: list[str]) -> str:
+    """Why a live view is not this reader's, and which are."""
+    seats = [v for v in allowed if v.isdigit()]
+    open_to_you = f"the public view (seat=public){' and your seat ' + ', '.join(seats) if seats else ''}"
+    if view == "all":
+        return (f"every hand of a running match is hidden from everyone until every match of its deal has ended: "
+                f"any seat may be a program or a person reading this page; watch {open_to_you}")
+    return f"seat {view}'s cards are its owner's to watch while the match runs; watch {open_to_you}"
 
 
 def running_matches(user, tournament_id: int | None = None, limit: int = 10) -> list[Match]:

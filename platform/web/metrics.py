@@ -1,5 +1,6 @@
-"""/metrics for Prometheus: django-prometheus's request metrics, and the site's own gauges read from the
-database at scrape time.
+"""/metrics for Prometheus: django-prometheus's request metrics, the site's own gauges read from the database at
+scrape time, and the memory of the broker's Redis (and the relay's, on a server of its own) with whether each
+takes a write (web/redis_memory.py).
 
 The site's gauges come from four queries whatever the size of the site: the queued and running matches (an
 index range on status), the matches that ended in the last hour (the index on ``finished``), the leases of
@@ -31,9 +32,12 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from arena.games import all_presets
+from config.celery_settings import OPEN_QUEUE, SANDBOXED_QUEUE
 from config.metrics_dir import multiprocess
 from matches.models import Match
+from play import slots
 from ratings.models import Refit
+from web import redis_memory
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +57,7 @@ def _age(now: datetime, then: datetime | None) -> float:
 
 
 def _host(lease_owner: str) -> str:
-    """``host:pid:nonce`` (matches.tasks.lease_owner) → the worker's machine or container."""
+    """``host:pid:nonce`` (play.tasks.lease_owner) → the worker's machine or container."""
     return lease_owner.rsplit(":", 2)[0]
 
 
@@ -61,7 +65,7 @@ class SiteCollector(Collector):
     """The site's own gauges, computed when Prometheus scrapes."""
 
     def describe(self):
-        return list(self._families(timezone.now(), None))
+        return list(self._families(timezone.now(), None, []))
 
     def collect(self):
         now = timezone.now()
@@ -70,7 +74,7 @@ class SiteCollector(Collector):
         except DatabaseError as err:  # the request metrics still say something; this says the rest is missing
             log.warning("metrics: the database did not answer (%s)", err)
             rows = None
-        yield from self._families(now, rows)
+        yield from self._families(now, rows, slots.announced())  # the relay's, read even without the database
 
     @staticmethod
     def _read(now: datetime) -> dict:
@@ -86,7 +90,8 @@ class SiteCollector(Collector):
         ended = list(Match.objects.filter(finished__gte=now - RECENT, status__in=ENDED).values("kind", "status")
                      .annotate(n=Count("pk"), sandbox=Count("pk", filter=SANDBOX_START_FAILED)).order_by())
         leases = list(Match.objects.filter(status=Match.Status.RUNNING).exclude(lease_owner="")
-                      .values_list("lease_owner", "lease_expires").order_by()[:10_000])
+                      .values_list("lease_owner", "lease_expires", "kind", "open_seats", "sandboxed_seats")
+                      .order_by()[:10_000])
         # One scalar subquery per preset, each an index lookup (preset, -at) evaluated once.
         newest = functools.reduce(operator.or_, (
             Q(pk=Subquery(Refit.objects.filter(preset=preset).order_by("-at").values("pk")[:1]))
@@ -95,7 +100,7 @@ class SiteCollector(Collector):
         return {"active": active, "ended": ended, "leases": leases, "refits": refits}
 
     @staticmethod
-    def _families(now: datetime, rows: dict | None):
+    def _families(now: datetime, rows: dict | None, announced: list[dict]):
         up = GaugeMetricFamily("kozyr_metrics_database_up", "1 when the site's gauges below could be read")
         up.add_metric([], 0 if rows is None else 1)
         yield up
@@ -120,12 +125,24 @@ class SiteCollector(Collector):
                                  "running match last claimed or renewed a lease", labels=["host"])
         playing = GaugeMetricFamily("kozyr_worker_matches", "Running matches each worker host holds",
                                     labels=["host"])
+        waiting = GaugeMetricFamily("kozyr_worker_waiting_matches", "Of those, the matches waiting on a person or a "
+                                    "remote bot (the open queue's, played in threads, not processes)",
+                                    labels=["host"])
+        worker_slots = GaugeMetricFamily("kozyr_worker_slots", "Matches each live worker plays at once, as it "
+                                         "announced itself (a thread pool's threads, a prefork pool's processes; "
+                                         "the bots worker's is its host's admission: config/capacity.py)",
+                                         labels=["host", "worker", "pool"])
+        sandboxed = GaugeMetricFamily("kozyr_worker_sandboxed_matches", "Of those, the matches with an uploaded "
+                                      "bot's seat (the sandboxed queue's, played in threads up to the host's "
+                                      "admission: config/capacity.py)", labels=["host"])
         refit_seconds = GaugeMetricFamily("kozyr_refit_duration_seconds", "How long each preset's latest refit "
                                           "took", labels=["preset"])
         refit_at = GaugeMetricFamily("kozyr_refit_last_timestamp_seconds", "When each preset's latest refit ran",
                                      labels=["preset"])
-        families = (matches, held, ended, wait, lag, expired, validation, sandbox, workers, seen, playing,
-                    refit_seconds, refit_at)
+        families = (matches, held, ended, wait, lag, expired, validation, sandbox, workers, seen, playing, waiting,
+                    sandboxed, worker_slots, refit_seconds, refit_at)
+        for worker in sorted(announced, key=lambda w: (w["host"], w["worker"])):
+            worker_slots.add_metric([worker["host"], worker["worker"], worker["pool"]], worker["slots"])
         if rows is None:
             yield from families
             return
@@ -151,10 +168,15 @@ class SiteCollector(Collector):
         validation.add_metric([], _age(now, active.get(Match.Kind.VALIDATION.value, {}).get("oldest_queued")))
         last_seen: dict[str, datetime] = {}
         held_by: dict[str, int] = defaultdict(int)
+        open_by: dict[str, int] = defaultdict(int)
+        sandboxed_by: dict[str, int] = defaultdict(int)
         live: set[str] = set()
-        for owner, expires in rows["leases"]:
+        for owner, expires, kind, open_seats, sandboxed_seats in rows["leases"]:
             host = _host(owner)
             held_by[host] += 1
+            queue = Match(kind=kind, open_seats=open_seats, sandboxed_seats=sandboxed_seats).queue
+            open_by[host] += queue == OPEN_QUEUE
+            sandboxed_by[host] += queue == SANDBOXED_QUEUE
             if expires is None:
                 continue
             renewed = expires - timedelta(seconds=settings.LEASE_SECONDS)
@@ -164,6 +186,8 @@ class SiteCollector(Collector):
         workers.add_metric([], len(live))
         for host in sorted(held_by):
             playing.add_metric([host], held_by[host])
+            waiting.add_metric([host], open_by[host])
+            sandboxed.add_metric([host], sandboxed_by[host])
             if host in last_seen:
                 seen.add_metric([host], last_seen[host].timestamp())
         for preset, seconds, at in sorted(rows["refits"]):
@@ -173,6 +197,45 @@ class SiteCollector(Collector):
 
 
 SITE = SiteCollector()
+REDIS_TIMEOUT_SECONDS = 1.0  # each server's connection and each command: a hung Redis costs a scrape seconds
+
+
+class RedisCollector(Collector):
+    """The broker's memory, and the relay's when it has a server of its own, read at each scrape: INFO memory and
+    a write of a few bytes that expire."""
+
+    def describe(self):
+        return list(self._families({}))
+
+    def collect(self):
+        readings: dict[str, redis_memory.Reading | None] = {}
+        for role, url in redis_memory.servers().items():
+            try:
+                readings[role] = redis_memory.read(url, REDIS_TIMEOUT_SECONDS)
+            except Exception as err:  # a Redis that is down is a sample (up 0), not a failed scrape
+                log.warning("metrics: the %s's Redis did not answer (%s: %s)", role, type(err).__name__, err)
+                readings[role] = None
+        yield from self._families(readings)
+
+    @staticmethod
+    def _families(readings: dict[str, redis_memory.Reading | None]):
+        up = GaugeMetricFamily("kozyr_broker_up", "1 when this Redis answered the scrape", labels=["redis"])
+        used = GaugeMetricFamily("kozyr_broker_memory_used_bytes", "Redis's used_memory (INFO memory)",
+                                 labels=["redis"])
+        limit = GaugeMetricFamily("kozyr_broker_memory_max_bytes", "Redis's maxmemory (0: none); past it Redis "
+                                  "refuses every write", labels=["redis"])
+        writable = GaugeMetricFamily("kozyr_broker_writable", "1 when this Redis took a small write: 0 on the "
+                                     "broker means no worker can take or acknowledge a message", labels=["redis"])
+        for role, reading in readings.items():
+            up.add_metric([role], 0 if reading is None else 1)
+            writable.add_metric([role], 1 if reading is not None and reading.writable else 0)
+            if reading is not None:
+                used.add_metric([role], reading.used_bytes)
+                limit.add_metric([role], reading.max_bytes)
+        yield from (up, used, limit, writable)
+
+
+REDIS = RedisCollector()
 
 
 class _Default(Collector):
@@ -184,13 +247,14 @@ class _Default(Collector):
 
 def registry() -> CollectorRegistry:
     """What one scrape reads: every web process's request metrics (summed from their files when the web
-    server runs several: config/metrics_dir.py), or this process's, and the site's gauges."""
+    server runs several: config/metrics_dir.py), or this process's, the site's gauges and Redis's."""
     scrape = CollectorRegistry(auto_describe=False)
     if multiprocess():
         MultiProcessCollector(scrape)
     else:
         scrape.register(_Default())
     scrape.register(SITE)
+    scrape.register(REDIS)
     return scrape
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db.models import Prefetch
 
+from matches.access import detail_visible
 from matches.models import Match, Seat
 
 
@@ -25,6 +26,33 @@ def _points_text(points: Any, penalty: bool) -> str:
         return ""
     word = "penalty point" if penalty else "point"
     return f"{points} {word}{'' if points == 1 else 's'}"
+
+
+# What a forfeited seat did, in words (arena.protocol's verdicts; "aborted" is nobody's forfeit).
+FORFEIT_WORDS = {"timeout": "ran out of time", "crash": "crashed", "protocol-error": "broke the protocol",
+                 "illegal-action": "made an illegal move", "sandbox-failure": "could not be started",
+                 "resigned": "resigned"}
+
+
+def forfeit_of(seat: Seat, mine: bool) -> str:
+    """"forfeit: your bot crashed at its decision 4 (exited: the bot exited with code 1 …)": who, what, when."""
+    who = "you" if mine and seat.version.bot.is_person else "your bot" if mine else seat.version.bot.name
+    what = FORFEIT_WORDS.get(seat.verdict, seat.verdict)
+    whose = "your" if who == "you" else "its"
+    when = f"at {whose} decision {seat.decisions + 1}" if seat.decisions else f"before {whose} first move"
+    why = f" ({seat.code}{': ' + seat.detail if seat.detail else ''})" if seat.code or seat.detail else ""
+    return f"forfeit: {who} {what} {when}{why}"
+
+
+def viewer_result(sides: list[dict[str, Any]]) -> str:
+    """How the match went for the viewer's own side: won, lost, draw; "other" when no side is theirs (a list
+    colours a result by this, never by whoever happened to win)."""
+    mine = [side for side in sides if side["mine"]]
+    if not mine:
+        return "other"
+    if all(side["rank"] == 1 for side in sides):
+        return "draw"
+    return "won" if any(side["won"] for side in mine) else "lost"
 
 
 def outcome(match: Match, viewer_id: int | None = None) -> dict[str, Any] | None:
@@ -52,10 +80,14 @@ def outcome(match: Match, viewer_id: int | None = None) -> dict[str, Any] | None
                       "mine": viewer_id is not None and any(s.version.bot.owner_id == viewer_id for s in members)})
     sides.sort(key=lambda side: side["rank"])
     forfeits = [f"{s.version.bot.name} (seat {s.seat}) {s.verdict}" for s in seats if s.verdict not in ("", "ok")]
+    forfeited = next((s for s in seats if s.verdict not in ("", "ok", "aborted")), None)
     for side in sides:
         side["name"] = " + ".join(side["bots"])
         side["won"] = side["rank"] == 1 and not all(other["rank"] == 1 for other in sides)
+    forfeit = None if forfeited is None else forfeit_of(
+        forfeited, viewer_id is not None and forfeited.version.bot.owner_id == viewer_id)
     return {"sides": sides, "penalty": penalty, "ended_by": result.get("ended_by", ""), "forfeits": forfeits,
+            "forfeit": forfeit, "viewer_result": viewer_result(sides),
             "headline": headline(sides, penalty), "score": " – ".join(str(s["points"]) for s in sides
                                                                     if s["points"] is not None)}
 
@@ -93,8 +125,19 @@ def headline(sides: list[dict[str, Any]], penalty: bool) -> str:
 def recent_matches(queryset, limit: int = 20, viewer=None) -> list[Match]:
     """The newest matches of a queryset with their seats (two queries in all), each with its ``outcome``."""
     seats = Seat.objects.select_related("version__bot").order_by("seat")
-    found = list(queryset.prefetch_related(Prefetch("seats", queryset=seats)).order_by("-id")[:limit])
+    return with_outcomes(list(queryset.prefetch_related(Prefetch("seats", queryset=seats)).order_by("-id")[:limit]),
+                         viewer)
+
+
+def with_outcomes(matches: list[Match], viewer=None) -> list[Match]:
+    """Each match (its seats prefetched) with its ``outcome`` for ``viewer``. A validation match's verdict detail
+    (a bot's own stderr line, its crash) is its owner's alone (matches.access.detail_visible): it is blanked for
+    anyone else before the forfeit is put in words."""
     viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
-    for match in found:
+    for match in matches:
+        for seat in match.seats.all():
+            seat.match = match  # what detail_visible reads, without a query
+            if seat.detail and not detail_visible(viewer, seat):
+                seat.detail = ""
         match.outcome = outcome(match, viewer_id)
-    return found
+    return matches

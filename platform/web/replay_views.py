@@ -6,7 +6,8 @@ position). A view's frames are computed once, in one pass over the replay, and k
 ``web.frames_store`` (named by the replay's SHA-256 and the view); a request is answered by slicing them, at
 most MAX_COUNT frames at a time. Nothing of the frames goes to the Django cache (Redis, the broker's server,
 in production): the unpacked replay and its score series are kept per process by ``functools.lru_cache``.
-Anonymous readers are rate-limited per client address (``accounts.limits``).
+Anonymous readers are rate-limited per client address (``accounts.limits``). A replay whose deal another
+match still plays, and its logs, are embargoed (``matches.access.deal_embargo``): 404 with the reason.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from arena.referee import MALFORMED_ACTION_ERRORS
 from bots import blobs
 from bots.access import can_see_private
 from config.api import error_body
+from matches.access import WHY, deal_embargo
 from matches.models import Match, Seat
 from web import frames_store
 from web.charts import score_progression
@@ -117,13 +119,26 @@ def _int_param(request, name: str, default: int) -> int:
 TAGGED_LINE = re.compile(r"^\[(\d+)\] (.*)$")
 
 
+def embargoed(match: Match, what: str) -> JsonResponse | None:
+    """The 404 for ``what`` ("the replay of match 12 is") of a match whose deal another match still plays, or
+    None."""
+    embargo = deal_embargo(match)
+    if embargo is None:
+        return None
+    return JsonResponse(error_body("embargoed", f"{what} {embargo}: {WHY}"), status=404)
+
+
 def stderr_view(request, pk: int):
     """GET /matches/<id>/stderr/ — the stderr lines of the seats whose bot is the user's, by request id
-    (request N produced step N of the replay). Everyone else gets 404: logs are private to their owner."""
-    seats = [s for s in Seat.objects.select_related("version__bot").filter(match_id=pk)
+    (request N produced step N of the replay). Everyone else gets 404: logs are private to their owner, and
+    embargoed with the replay (a bot may print its hand, the other rotation's opponent's hand)."""
+    seats = [s for s in Seat.objects.select_related("version__bot", "match").filter(match_id=pk)
              if can_see_private(request.user, s.version.bot)]
     if not seats:
         return JsonResponse(error_body("not_found", "no log of yours in this match"), status=404)
+    refused = embargoed(seats[0].match, f"the logs of match {pk} are")
+    if refused is not None:
+        return refused
     found: dict[str, dict[str, list[str]]] = {}
     for seat in seats:
         by_request: dict[str, list[str]] = {}
@@ -154,6 +169,9 @@ def frames_view(request, pk: int):
             can_see_private(request.user, s.version.bot) for s in seats)):
         # a validation match is its bot's owner's business, as for the replay download
         return JsonResponse(error_body("not_found", "no replay for this match"), status=404)
+    refused = embargoed(match, f"the replay of match {pk} is")
+    if refused is not None:
+        return refused
     try:
         seat = parse_seat(request.GET.get("seat", "all"), len(seats))
         start = _int_param(request, "start", 0)

@@ -19,6 +19,7 @@ from tournaments.actions import do_create_tournament, do_host_action, do_join, d
 from tournaments.lifecycle import TournamentError
 from tournaments.models import TABLE_FORMATS, Tournament
 from tournaments.queries import access_tournament, board_matches, matches_by_board, tournament_queryset
+from web.challenge_views import ready_bots
 from web.charts import bracket
 from web.forms import EntrantForm
 from web.live_views import running_matches
@@ -31,8 +32,8 @@ class TournamentForm(forms.Form):
     preset = forms.ChoiceField(choices=[])
     format = forms.ChoiceField(choices=Tournament.Format.choices)
     rounds = forms.IntegerField(min_value=1, max_value=50, required=False, help_text="Swiss only")
-    deals = forms.IntegerField(min_value=1, max_value=20, initial=1,
-                               help_text="deals per pairing; each is a duplicate set (every seat rotation)")
+    deals = forms.IntegerField(min_value=1, max_value=20, initial=1, label="Duplicate sets per pairing",
+                               help_text="each plays the same cards once in every seat rotation")
     move_ms = forms.IntegerField(initial=STANDARD.move_ms, label="Time per move (ms)", widget=forms.NumberInput(
         attrs={"min": BOUNDS["move_ms"][0], "max": BOUNDS["move_ms"][1]}))
     live_delay_seconds = forms.IntegerField(min_value=0, max_value=3600, required=False, label="Live delay (s)",
@@ -170,7 +171,7 @@ def _detail(request, t: Tournament, entrant_form: EntrantForm | None = None):
     game = all_presets()[t.preset][0]
     my_bots = []
     if request.user.is_authenticated and entries_open and t.entry != Tournament.Entry.PRIVATE:
-        my_bots = list(Bot.objects.filter(owner=request.user, game=game, active=True).exclude(entries__tournament=t))
+        my_bots = list(ready_bots(request.user, game).exclude(entries__tournament=t))
     entries = list(t.entries.select_related("bot__owner", "version").order_by("seed", "joined"))
     mine = set(Bot.objects.filter(owner=request.user).values_list("name", flat=True)) \
         if request.user.is_authenticated else set()
@@ -192,9 +193,10 @@ def _detail(request, t: Tournament, entrant_form: EntrantForm | None = None):
 
 
 def entrant_choices(t: Tournament, game: str, limit: int = 500) -> list[str]:
-    """Names the host's entrant field suggests: active bots of the game that play the preset and have not
-    joined (one query)."""
-    bots = (Bot.objects.filter(game=game, active=True, suspended_reason="").exclude(entries__tournament=t)
+    """Names the host's entrant field suggests: active bots of the game with a ready version that play the preset
+    and have not joined (one query)."""
+    bots = (Bot.objects.filter(kind=Bot.Kind.BOT, game=game, active=True, suspended_reason="",
+                               current_version__status="ready").exclude(entries__tournament=t)
             .order_by("name").only("name", "game", "presets")[:limit])
     return [b.name for b in bots if t.preset in b.plays()]
 

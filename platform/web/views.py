@@ -21,30 +21,33 @@ from accounts import limits
 from accounts.actions import TokenLimitReached, do_create_token, do_revoke_token
 from accounts.limits import RateLimited
 from accounts.models import ApiToken
+from analysis.queries import bot_average
 from arena.games import GAME_MODULES, all_presets
 from arena.games.options import describe
 from bots import remote as remote_bots
 from bots.access import access_bot, can_see_private
 from bots.actions import do_create_bot, do_update_bot
-from bots.models import Bot, BotVersion
+from bots.models import Bot
 from bots.upload import check_upload, max_upload_bytes, read_limited
 from config.api import error_body
 from config.errors import ActionError
-from matches import live
-from matches.access import detail_visible
+from ladder.workload import workload
+from matches import relay
+from matches.access import deal_embargo, detail_visible, seeds_visible
 from matches.models import Match, Seat
 from matches.reproduce import bot_arguments, reproduce_command
-from matches.validation import do_upload_version, validation_links, validation_stage
+from matches.validation import do_upload_version
 from ratings.actions import leaderboard
 from ratings.live import to_elo
 from ratings.models import Rating, RatingSnapshot
 from ratings.people import people_board
 from ratings.queries import head_to_head, ratings_at
 from tournaments.models import Trophy
-from web import challenge_views, health
+from web import analysis_views, challenge_views, health
+from web.bot_status import bots_matches, matches_key, state_of, versions_of
 from web.charts import rating_history
 from web.forms import NewBotForm, NewTokenForm, SignUpForm, UploadForm
-from web.live_views import delay_of, live_views
+from web.live_views import delay_of, live_options
 from web.outcomes import number, recent_matches
 from web.replay_views import score_chart
 from web.table_views import sit_down_choices
@@ -81,7 +84,7 @@ def signup(request):
             form.add_error(None, str(err))
             return _refused(request, "registration/signup.html", {"form": form}, err)
         user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend="accounts.backends.LimitedModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create your first bot below.")
         return redirect("bot-new")
     return render(request, "registration/signup.html", {"form": form})
@@ -100,7 +103,8 @@ def profile(request):
         else:
             form = NewTokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
-    bots = Bot.objects.filter(owner=request.user, kind=Bot.Kind.BOT).select_related("current_version")
+    bots = Bot.objects.filter(owner=request.user, kind=Bot.Kind.BOT, deleted__isnull=True).select_related(
+        "current_version")
     return render(request, "web/profile.html", {"form": form, "tokens": tokens, "new_token": new_token,
                                                 "bots": bots})
 
@@ -115,7 +119,8 @@ def revoke_token(request, public_id: str):
 
 
 def bot_list(request):
-    bots = Bot.objects.filter(kind=Bot.Kind.BOT).select_related("owner", "current_version").order_by("game", "name")
+    bots = (Bot.objects.filter(kind=Bot.Kind.BOT, deleted__isnull=True).select_related("owner", "current_version")
+            .order_by("game", "name"))
     game = request.GET.get("game")
     if game in GAME_MODULES:
         bots = bots.filter(game=game)
@@ -157,6 +162,8 @@ def bot_new(request):
                 bot = do_create_bot(request.user, game=form.cleaned_data["game"], name=form.cleaned_data["name"],
                                     description=form.cleaned_data["description"],
                                     presets=form.cleaned_data["presets"])
+                if not form.cleaned_data["open_data"]:  # the author's choice, stated on the form
+                    Bot.objects.filter(pk=bot.pk).update(open_data=False)
             except ActionError as err:
                 form.add_error(err.field if err.field in form.fields else None, str(err))
                 bot = None
@@ -164,7 +171,7 @@ def bot_new(request):
                 transaction.set_rollback(True)
                 bot = None
         if bot is not None:
-            messages.success(request, "Uploaded. Its validation match is queued; the status below follows it.")
+            messages.success(request, "Uploaded. Its validation is followed on this page as it goes.")
             return redirect("bot", name=bot.name)
         limits.give_back(limits.bot_creations(), request.user.pk, spent)  # no bot was made
     chosen = request.FILES.get("file")
@@ -177,6 +184,8 @@ def bot_detail(request, name: str):
     bot = access_bot(request.user, name)
     if bot.is_person:
         return person_page(request, bot)
+    if bot.deleted is not None:
+        return deleted_bot_page(request, bot)
     owner_view = can_see_private(request.user, bot) and request.user.pk == bot.owner_id
     making_remote = request.method == "POST" and "make_remote" in request.POST
     form = UploadForm(None if making_remote else request.POST or None, request.FILES or None)
@@ -208,13 +217,12 @@ def bot_detail(request, name: str):
                 refused = err
             else:
                 if _store_upload(request, bot, form.cleaned_data["file"], form):
-                    messages.success(request, "Uploaded. The new version's validation match is queued; "
-                                              "the status below follows it.")
+                    messages.success(request, "Uploaded. The new version's validation is followed on this page as "
+                                              "it goes.")
                     return redirect("bot", name=bot.name)
-    versions = list(bot.versions.prefetch_related(validation_links()).order_by("-number")[:50])
-    for version in versions:
-        version.stage = validation_stage(version)
-    matches = recent_matches(Match.objects.filter(seats__version__bot=bot).distinct(), RECENT, request.user)
+    versions = versions_of(bot)
+    state = state_of(bot, versions)
+    matches = recent_matches(bots_matches(bot), RECENT, request.user)
     ratings = list(Rating.objects.filter(bot=bot, version_id=bot.current_version_id).order_by("preset"))
     # the rating history, one line per preset: each preset's newest 500 refits, oldest first, in one query
     newest = Window(RowNumber(), partition_by=F("preset"), order_by=F("at").desc())
@@ -227,15 +235,24 @@ def bot_detail(request, name: str):
                     .order_by("-tournament__finished", "place")[:50])
     context = {"bot": bot, "versions": versions, "matches": matches, "ratings": ratings,
                "history": rating_history(series, f"Rating history of {bot.name}"),
-               "trophies": trophies, "live_versions": any(v.status == BotVersion.Status.PENDING for v in versions),
+               "trophies": trophies, "state": state, "live_versions": state["waiting"],
+               "matches_key": matches_key(bot) if state["waiting"] else "",
                "challenge": challenge or challenge_views.challenge_form(request, bot),
                "opponents": head_to_head_table(bot), "owner_view": can_see_private(request.user, bot),
                "can_upload": owner_view, "form": form, "remote_made": remote_made,
                "remote_connections": remote_bots.open_connections(bot) if owner_view else [],
-               "sit": sit_down_choices(game=bot.game, opponent=bot) if bot.on_ladder else None}
+               "sit": sit_down_choices(game=bot.game, opponent=bot) if bot.on_ladder else None,
+               "workload": workload(bot), "analysed": bot_average(bot)}
     if refused is not None:
         return _refused(request, "web/bot_detail.html", context, refused)
     return render(request, "web/bot_detail.html", context)
+
+
+def deleted_bot_page(request, bot: Bot):
+    """A deleted bot's tombstone: who it was, and the matches and tournaments it played (nothing to change)."""
+    matches = recent_matches(Match.objects.filter(seats__version__bot=bot).distinct(), RECENT, request.user)
+    trophies = list(Trophy.objects.filter(bot=bot).select_related("tournament").order_by("-tournament__finished")[:50])
+    return render(request, "web/bot_deleted.html", {"bot": bot, "matches": matches, "trophies": trophies})
 
 
 def _make_remote(request, bot: Bot):
@@ -264,28 +281,35 @@ def head_to_head_table(bot: Bot, limit: int = 8) -> list[dict]:
 
 
 def match_detail(request, pk: int):
-    match = recent_matches(Match.objects.filter(pk=pk), 1, request.user)
+    match = recent_matches(Match.objects.with_deal_in_play().filter(pk=pk), 1, request.user)
     if not match:
         raise Http404("no such match")
     match = match[0]
     seats = [{"row": s, "private": can_see_private(request.user, s.version.bot), "points": number(s.score),
               "detail": s.detail if detail_visible(request.user, s) else ""} for s in match.seats.all()]
-    replay_visible = match.kind != Match.Kind.VALIDATION or any(s["private"] for s in seats)
+    rows = [s["row"] for s in seats]
+    # A finished match whose deal another match still plays keeps its replay, chart and logs back.
+    embargo = deal_embargo(match) if match.status == Match.Status.FINISHED else None
+    replay_visible = (match.kind != Match.Kind.VALIDATION or any(s["private"] for s in seats)) and not embargo
     owns_a_seat = any(s["private"] for s in seats)
     scores_chart = score_chart(match.replay_sha256, f"Match {match.pk}") if replay_visible and match.replay_sha256 \
         else ""
-    rows = [s["row"] for s in seats]
-    following = live_views(rows) if match.status == Match.Status.RUNNING and replay_visible and live.enabled() \
-        else []
+    watchable = match.status == Match.Status.RUNNING and relay.enabled() and (
+        match.kind != Match.Kind.VALIDATION or owns_a_seat)
+    following = live_options(request.user, match, rows) if watchable else []
     my_table = match.kind == Match.Kind.CASUAL and request.user.is_authenticated and any(
         s.version.bot.is_person and s.version.bot.owner_id == request.user.pk for s in rows)
     return render(request, "web/match_detail.html", {"match": match, "seats": seats, "replay_visible": replay_visible,
-                                                     "owns_a_seat": owns_a_seat, "live_views": following,
+                                                     "owns_a_seat": owns_a_seat and not embargo,
+                                                     "embargo": embargo, "live_views": following,
                                                      "live_delay": delay_of(match), "my_table": my_table,
                                                      "has_person": any(s.version.bot.is_person for s in rows),
                                                      "reproduce": reproduce_command(match),
+                                                     "seed_shown": seeds_visible(match),
                                                      "reproduce_bots": _reproduce_bots(request, match),
-                                                     "scores_chart": scores_chart})
+                                                     "scores_chart": scores_chart,
+                                                     "analysis": analysis_views.page_context(request.user, match,
+                                                                                             rows, embargo)})
 
 
 def _reproduce_bots(request, match: Match) -> list[dict]:
@@ -356,12 +380,14 @@ def person_page(request, person: Bot):
 
 
 def healthz(request):
-    """For load balancers and compose: 200 when this process reaches the database, the broker and the cache,
-    else 503 naming each and why, within about a second however they fail (web/health.py)."""
+    """For load balancers and compose: 200 when this process reaches the database, the broker and the cache
+    (and the broker takes writes), 200 "degraded" naming what is short, else 503 naming each and why, within
+    about a second however they fail (web/health.py)."""
     checks = health.run_checks()
-    if any(state != health.OK for state in checks.values()):
-        return JsonResponse({"status": "unavailable", **checks}, status=503)
-    return JsonResponse({"status": "ok"})
+    status = health.status(checks)
+    if status == health.OK:
+        return JsonResponse({"status": status})
+    return JsonResponse({"status": status, **checks}, status=503 if status == health.UNAVAILABLE else 200)
 
 
 def not_found(request, exception=None):

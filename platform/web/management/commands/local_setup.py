@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from bots.actions import ensure_house_bots
+from web import toolkit
 
 
 class Command(BaseCommand):
@@ -26,3 +27,8 @@ class Command(BaseCommand):
         bots = ensure_house_bots()
         self.stdout.write(f"database ready; {len(bots)} house bots registered")
         self.stdout.write(f"admin log-in: user 'admin', password '{password}' (kept in {password_file})")
+        # the Get started page's wheel, built now rather than on its first visitor's request
+        try:
+            toolkit.wheel()
+        except (toolkit.ToolkitError, OSError) as error:
+            self.stderr.write(f"warning: the toolkit's wheel is built on the first visit instead: {error}")

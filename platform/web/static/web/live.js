@@ -1,6 +1,6 @@
-// Live parts of server-rendered pages, without a reload: the matches playing now (home, tournaments), a bot's version statuses while one is pending
-// (pending -> playing -> ready | rejected, with the reason for its owner), and a challenge's matches until they
-// are played. Each polls a JSON endpoint of the API and stops when nothing is left to wait for.
+// Live parts of server-rendered pages, without a reload: the matches playing now (home, tournaments), a bot's state and version statuses while one
+// validates (queued -> building -> playing -> ready | rejected, with the reason for its owner), and a challenge's matches until they
+// are played. Each polls a JSON endpoint of the site and stops when nothing is left to wait for.
 (function () {
   "use strict";
   var PERIOD_MS = 1500;
@@ -13,42 +13,73 @@
       .then(function (data) { then(data); }, function () { then(null); });
   }
 
-  // "pending" while its validation match waits for a worker, "playing" while it is played.
-  function stage(v) {
-    if (v.status === "pending" && v.validation_status === "running") return "playing";
-    return v.status;
-  }
-
-  function watchVersions(table) {
-    var url = table.getAttribute("data-poll-versions");
+  // A bot's page while a version validates: the header's state, each version's stage (queued -> building ->
+  // playing -> ready | rejected, the reason for its owner) and its "current" tag all come from one answer of
+  // /bots/<name>/status/ (web/bot_status.py), the same function that rendered the page, so no part of the page
+  // says what another has moved past.
+  function watchBot(table) {
+    var url = table.getAttribute("data-poll-bot");
+    function current(row, on) {
+      var tag = row.querySelector(".tag.current");
+      if (on && !tag) {
+        tag = document.createElement("span");
+        tag.className = "tag current";
+        tag.textContent = "current";
+        row.firstElementChild.appendChild(document.createTextNode(" "));
+        row.firstElementChild.appendChild(tag);
+      } else if (!on && tag) {
+        tag.remove();
+      }
+    }
+    function show(bot) {
+      var state = document.getElementById("bot-state");
+      if (state && state.textContent !== bot.text) {
+        state.textContent = bot.text;
+        state.className = "state-" + bot.state;
+      }
+      bot.versions.forEach(function (v) {
+        var row = table.querySelector('tr[data-version="' + v.number + '"]');
+        if (!row) return;
+        var cell = row.querySelector(".version-status");
+        if (cell && cell.textContent !== v.stage) {
+          cell.textContent = v.stage;
+          cell.className = "version-status status-" + v.stage;
+        }
+        current(row, v.current);
+        var reason = row.querySelector(".reason");
+        if (v.reason && reason && reason.textContent !== v.reason) reason.textContent = v.reason;
+        var link = row.querySelector(".validation-link");
+        if (link && v.validation_match && !link.firstChild) {
+          var a = document.createElement("a");
+          a.href = "/matches/" + v.validation_match + "/";
+          a.textContent = "match " + v.validation_match;
+          link.appendChild(a);
+        }
+      });
+    }
+    // "Recent matches", rendered by the server as on the page: asked for again only when a match's status changed,
+    // and shown in the same moment as the state, so the page never shows two stages at once.
+    function withMatches(bot, then) {
+      var box = document.getElementById("bot-matches");
+      if (!box || box.getAttribute("data-matches-key") === bot.matches_key) { then(bot, null); return; }
+      getJSON(url + "?matches=1", function (fresh) { then(fresh || bot, fresh && fresh.matches_html); });
+    }
     function tick() {
-      getJSON(url, function (versions) {
-        if (!versions) { setTimeout(tick, PERIOD_MS * 4); return; }  // the site is busy: try again later
-        var waiting = false;
-        versions.forEach(function (v) {
-          var row = table.querySelector('tr[data-version="' + v.number + '"]');
-          if (v.status === "pending") waiting = true;
-          if (!row) return;
-          var cell = row.querySelector(".version-status");
-          var now = stage(v);
-          if (cell && cell.textContent !== now) {
-            cell.textContent = now;
-            cell.className = "version-status status-" + now;
+      getJSON(url, function (polled) {
+        if (!polled) { setTimeout(tick, PERIOD_MS * 4); return; }  // the site is busy: try again later
+        withMatches(polled, function (bot, html) {
+          show(bot);
+          var box = document.getElementById("bot-matches");
+          if (box && typeof html === "string") {
+            var body = new DOMParser().parseFromString(html, "text/html").body;
+            box.replaceChildren.apply(box, Array.prototype.slice.call(body.childNodes));
+            box.setAttribute("data-matches-key", bot.matches_key);
           }
-          var reason = row.querySelector(".reason");
-          if (v.reason && reason && reason.textContent !== v.reason) reason.textContent = v.reason;
-          var link = row.querySelector(".validation-link");
-          if (link && v.validation_match && !link.firstChild) {
-            var a = document.createElement("a");
-            a.href = "/matches/" + v.validation_match + "/";
-            a.textContent = "match " + v.validation_match;
-            link.appendChild(a);
-          }
+          if (bot.waiting) { setTimeout(tick, PERIOD_MS); return; }
+          var note = document.getElementById("versions-live");
+          if (note) note.textContent = "";
+          table.setAttribute("data-live", "done");  // nothing left to wait for: no more polls
         });
-        var note = document.getElementById("versions-live");
-        if (note) note.textContent = waiting ? "Updating as the validation goes…" : "";
-        if (waiting) setTimeout(tick, PERIOD_MS);
-        else table.setAttribute("data-live", "done");  // nothing pending: no more polls
       });
     }
     setTimeout(tick, PERIOD_MS);
@@ -93,8 +124,8 @@
   function start() {
     var playing = document.querySelector("[data-poll-playing]");
     if (playing) watchPlaying(playing);
-    var versions = document.querySelector("[data-poll-versions]");
-    if (versions) watchVersions(versions);
+    var bot = document.querySelector("[data-poll-bot]");
+    if (bot) watchBot(bot);
     var matches = document.querySelector("[data-poll-matches]");
     if (matches) watchMatches(matches);
   }

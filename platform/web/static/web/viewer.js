@@ -23,6 +23,7 @@
   // unless the reader stepped back; when the match ends the page is reloaded and becomes the replay.
   var liveUrl = root.getAttribute("data-live-url");
   var LIVE_POLL_MS = 700;  // a move shows within the delay plus this and one request (the goal: delay + 1 s)
+  var LIVE_POLL_TIMEOUT_MS = 15000;
   var viewerToken = Math.random().toString(36).slice(2) + Date.now().toString(36);
   if (liveUrl) urlBase = liveUrl;
   var ui = {
@@ -37,9 +38,14 @@
     play: root.querySelector("#rv-play"),
     speed: root.querySelector("#rv-speed"),
     link: root.querySelector("#rv-link"),
+    copy: root.querySelector("#rv-copy"),
+    copied: root.querySelector("#rv-copied"),
     status: root.querySelector("#rv-status"),
     stderr: root.querySelector("#rv-stderr"),
     stderrLines: root.querySelector("#rv-stderr-lines"),
+    amarks: root.querySelector("#rv-amarks"),
+    analysis: root.querySelector("#rv-analysis"),
+    asummary: root.querySelector("#rv-analysis-summary"),
   };
   // The owner's own bots' stderr, by seat and request id (request N made step N); never sent to others.
   var stderrBySeat = null;
@@ -53,12 +59,52 @@
     }).catch(function () {});
   }
 
+  // The analyses of the match's seats (analysis/, docs/analysis.md): each analysed decision of a seat is
+  // shown at the step its action was played (the action's index + 1), with the suggested action and the
+  // expected loss; marked ones sit under the slider. Asked for again while one is queued or running.
+  var analysisUrl = root.getAttribute("data-analysis-url");
+  var ANALYSIS_POLL_MS = 3000;
+  var analysed = null;        // the endpoint's seats
+  var decisionsAt = {};       // step -> [{seat, decision}]
+  var analysisPending = false;
+
+  function loadAnalysis() {
+    if (!analysisUrl) return;
+    fetch(analysisUrl, { credentials: "same-origin" }).then(function (response) {
+      return response.ok ? response.json() : null;
+    }).then(function (body) {
+      if (!body) return;
+      var pending = body.seats.some(function (a) { return a.status === "queued" || a.status === "running"; });
+      // one finished while the page was open: the page's own table (cost, par) is redrawn by a reload
+      if (analysisPending && !pending) { window.location.reload(); return; }
+      analysisPending = pending;
+      analysed = body.seats;
+      decisionsAt = {};
+      analysed.forEach(function (a) {
+        (a.decisions || []).forEach(function (d) {
+          var step = d.index + 1;
+          (decisionsAt[step] = decisionsAt[step] || []).push({ seat: a.seat, unit: a.unit, d: d });
+        });
+      });
+      if (meta) drawAnalysisMarks();
+      drawAnalysisSummary();
+      if (shown >= 0 && frameAt(shown)) drawAnalysis(frameAt(shown));
+      root.setAttribute("data-analysis", pending ? "pending" : "loaded");
+      if (pending) setTimeout(loadAnalysis, ANALYSIS_POLL_MS);
+    }).catch(function () {});
+  }
+
   var meta = null;
   var cache = {};       // seat key -> {frames: [], loading: {chunkStart: promise}}
   var view = "all";     // "all" or a seat number as text
   var current = 0;
   var timer = null;
   var shown = -1;
+  // The end of a deal is a position of its own: the step that ends a deal deals the next one too, so its
+  // frame carries the table as the deal ended (frame.ending), shown first (position "k, ending") and then
+  // the step itself with the next deal's hands (position "k").
+  var ending = false;
+  var shownEnding = false;
 
   // ------------------------------------------------------------------------------------------ helpers
 
@@ -535,7 +581,7 @@
   }
 
   function drawEnd(frame) {
-    if (frame.step !== meta.steps || meta.live) return;
+    if (frame.step !== meta.steps || meta.live || frame.isEnding) return;
     var end = el("div", "rv-end");
     var r = meta.result || {};
     end.appendChild(el("strong", "", endWords(r)));
@@ -549,21 +595,135 @@
     ui.table.insertBefore(end, ui.table.firstChild);
   }
 
+  function actionNode(action) {
+    var box = el("span", "rv-act");
+    var type = action && action.type ? String(action.type).replace(/_/g, " ") : "?";
+    box.appendChild(el("span", "rv-act-type", type));
+    var cards = action && (action.cards || (action.card ? [action.card] : null));
+    if (cards) {
+      box.appendChild(cardRow(cards.map(String), null, "", undefined,
+        downFrom({ cards: cards, face_down: action.face_down })));
+    }
+    return box;
+  }
+
+  function marksText(s) {
+    return s.inaccuracy + " inaccurac" + (s.inaccuracy === 1 ? "y" : "ies") + ", " + s.mistake + " mistake" +
+      (s.mistake === 1 ? "" : "s") + ", " + s.blunder + " blunder" + (s.blunder === 1 ? "" : "s");
+  }
+
+  function drawAnalysisSummary() {
+    if (!ui.asummary) return;
+    clear(ui.asummary);
+    var done = (analysed || []).filter(function (a) { return a.summary; });
+    ui.asummary.hidden = done.length === 0;
+    if (!done.length) return;
+    ui.asummary.appendChild(el("strong", "", "Analysis: what each seat's decisions cost"));
+    var list = el("ul");
+    done.forEach(function (a) {
+      var item = el("li", "", seatName(a.seat) + ": " + num(a.summary.expected_loss) + " points over " +
+        a.summary.analysed + " decisions (" + marksText(a.summary) + ")");
+      item.setAttribute("data-seat", a.seat);
+      item.title = "expected loss in " + a.unit;
+      list.appendChild(item);
+    });
+    ui.asummary.appendChild(list);
+    ui.asummary.appendChild(el("div", "muted", "Under the slider: a tall bar is a blunder, a square a mistake, a " +
+      "dot an inaccuracy; click one to go to it."));
+  }
+
+  function drawAnalysisMarks() {
+    if (!ui.amarks) return;
+    clear(ui.amarks);
+    var span = Math.max(1, meta.steps);
+    Object.keys(decisionsAt).forEach(function (step) {
+      decisionsAt[step].forEach(function (x) {
+        if (!x.d.mark) return;
+        var dot = el("button", "rv-amark k-" + x.d.mark);
+        dot.type = "button";
+        dot.style.left = (100 * Number(step) / span) + "%";
+        var label = x.d.mark + " by " + seatName(x.seat) + ": expected loss " + num(x.d.loss) + " (step " + step + ")";
+        dot.title = label;
+        dot.setAttribute("aria-label", label);
+        dot.setAttribute("data-step", step);
+        dot.setAttribute("data-mark", x.d.mark);
+        dot.addEventListener("click", function () { stop(); go(Number(step)); });
+        ui.amarks.appendChild(dot);
+      });
+    });
+  }
+
+  // The analysed decisions whose action this step played: played, suggested, expected loss, mark.
+  function drawAnalysis(frame) {
+    if (!ui.analysis) return;
+    clear(ui.analysis);
+    var here = frame.isEnding ? [] : (decisionsAt[frame.step] || []);
+    ui.analysis.hidden = here.length === 0;
+    ui.analysis.className = "rv-analysis";
+    (ui.amarks ? ui.amarks.querySelectorAll(".rv-amark") : []).forEach(function (m) {
+      m.classList.toggle("current", m.getAttribute("data-step") === String(frame.step));
+    });
+    here.forEach(function (x) {
+      var d = x.d;
+      if (d.mark) ui.analysis.className += " k-" + d.mark;
+      var row = el("div", "rv-decision");
+      row.setAttribute("data-seat", x.seat);
+      row.setAttribute("data-mark", d.mark || "");
+      row.appendChild(el("span", "rv-tag" + (d.mark ? " k-" + d.mark : ""), d.mark || "analysed"));
+      row.appendChild(el("span", "rv-label", seatName(x.seat) + " played"));
+      var played = actionNode(d.played);
+      played.className += " rv-played";
+      row.appendChild(played);
+      var same = JSON.stringify(d.played) === JSON.stringify(d.suggested);
+      if (same) {
+        row.appendChild(el("span", "muted", "— the search's choice too"));
+      } else {
+        row.appendChild(el("span", "rv-label", "suggested"));
+        var suggested = actionNode(d.suggested);
+        suggested.className += " rv-suggested";
+        row.appendChild(suggested);
+      }
+      var loss = el("span", "rv-loss", "expected loss " + num(d.loss) + " points (played " + num(d.played_value) +
+        ", best " + num(d.best_value) + ")");
+      loss.title = "in " + x.unit;
+      row.appendChild(loss);
+      ui.analysis.appendChild(row);
+    });
+  }
+
   function drawStderr(frame) {
     if (!ui.stderr) return;
     var lines = [];
+    // The last step also shows what came after it: the request a bot died at never made a step of its own, and
+    // its traceback (lines of that request, or read after it, "end") belongs where the match stopped.
+    var last = !!meta && frame.step === meta.steps && !meta.live;
     Object.keys(stderrBySeat || {}).forEach(function (seat) {
-      ((stderrBySeat[seat] || {})[String(frame.step)] || []).forEach(function (text) {
-        lines.push("seat " + seat + ": " + text);
+      var byRequest = stderrBySeat[seat] || {};
+      Object.keys(byRequest).forEach(function (key) {
+        var at = key === "end" ? Infinity : Number(key);
+        if (at !== frame.step && !(last && at > frame.step)) return;
+        var when = at === frame.step ? "" : key === "end" ? " (after its last request)" :
+          " (request " + key + ", never answered)";
+        byRequest[key].forEach(function (text) { lines.push("seat " + seat + when + ": " + text); });
       });
     });
     ui.stderrLines.textContent = lines.join("\n");
     ui.stderr.hidden = lines.length === 0;
   }
 
+  // The deal's end as a frame of its own: the table it ended on and the step's events up to the end.
+  function endingOf(frame) {
+    var e = frame.ending;
+    return Object.assign({}, frame, { deal: e.deal, views: e.views, events: e.events, text: e.text,
+      to_move: null, ending: null, isEnding: true });
+  }
+
   function draw(frame) {
     shown = frame.step;
-    ui.step.textContent = "Deal " + frame.deal + " · step " + frame.step + " / " + meta.steps;
+    shownEnding = ending && !!frame.ending;
+    if (shownEnding) frame = endingOf(frame);
+    ui.step.textContent = (frame.isEnding ? "End of deal " + frame.deal : "Deal " + frame.deal) + " · step " +
+      frame.step + " / " + meta.steps;
     ui.text.textContent = frame.text;
     ui.range.value = String(frame.step);
     drawTable(frame);
@@ -571,10 +731,16 @@
     drawScores(frame);
     drawEvents(frame);
     drawStderr(frame);
-    var hash = "#step=" + frame.step + "&seat=" + view;
+    drawAnalysis(frame);
+    var hash = "#step=" + frame.step + (frame.isEnding ? "&end=1" : "") + "&seat=" + view;
     ui.link.setAttribute("href", hash);
     if (window.location.hash !== hash) history.replaceState(null, "", hash);
+    // embedded in another site: "Match N on Kozyr" opens the match page at this position
+    var open = document.getElementById("embed-open");
+    if (open) open.setAttribute("href", shareLink());
     root.setAttribute("data-step", String(frame.step));
+    if (frame.isEnding) root.setAttribute("data-ending", String(frame.deal));
+    else root.removeAttribute("data-ending");
     root.setAttribute("data-view", view);
     // keep the next chunk coming before it is needed
     if (frame.step + 20 < meta.steps && !frameAt(Math.min(meta.steps, frame.step + 20))) {
@@ -584,17 +750,34 @@
 
   // ------------------------------------------------------------------------------------------ moving
 
-  function go(step) {
+  // atEnd: the end of the deal that step ends (when it ends one), not the step itself
+  function go(step, atEnd) {
     if (!meta) return Promise.resolve();
     step = Math.max(0, Math.min(meta.steps, step));
     current = step;
+    ending = !!atEnd;
     root.setAttribute("aria-busy", "true");
     return ensure(step).then(function (frame) {
       if (current === step && frame) {
+        if (!frame.ending) ending = false;
         draw(frame);
         root.removeAttribute("aria-busy");
       }
     });
+  }
+
+  // One position on: from a deal's end to the step itself, else to the next step (its deal's end first).
+  function forward() {
+    if (ending) return go(current, false);
+    if (current >= meta.steps) return go(meta.steps);
+    var next = current + 1;
+    return ensure(next).then(function (frame) { return go(next, !!(frame && frame.ending)); });
+  }
+
+  function backward() {
+    var frame = frameAt(current);
+    if (!ending && frame && frame.ending) return go(current, true);
+    return go(current - 1);
   }
 
   function nextWhere(test) {
@@ -611,9 +794,13 @@
     return scan();
   }
 
+  // The next deal: the end of this one first (its own position), then the next deal's hands.
   function nextDeal() {
-    var later = (meta.deals || []).filter(function (d) { return d.step > current; });
-    return go(later.length ? later[0].step : meta.steps);
+    var later = (meta.deals || []).filter(function (d) { return d.step > current || (d.step === current && ending); });
+    if (!later.length) return go(meta.steps);
+    var step = later[0].step;
+    if (step === current) return go(step);
+    return ensure(step).then(function (frame) { return go(step, !!(frame && frame.ending)); });
   }
 
   function nextTrick() {
@@ -636,15 +823,15 @@
     ui.play.textContent = "⏸ Pause";
     ui.play.setAttribute("aria-pressed", "true");
     timer = setInterval(function () {
-      if (current >= meta.steps) return stop();
-      go(current + 1);
+      if (current >= meta.steps && !ending) return stop();
+      forward();
     }, 800 / Number(ui.speed.value || 1));
   }
 
   function setView(key) {
     view = key;
     ui.seat.value = key;
-    return go(current);
+    return go(current, ending);
   }
 
   // ------------------------------------------------------------------------------------------ setup
@@ -665,8 +852,12 @@
     });
   }
 
+  // The position asked for: the hash (#step=N&seat=S, kept up to date as the reader moves), else the query
+  // (?step=N&seat=S, for where a link's hash gets lost).
   function readHash() {
     var found = {};
+    var query = new URLSearchParams(window.location.search);
+    ["step", "seat", "end"].forEach(function (key) { if (query.has(key)) found[key] = query.get(key); });
     window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       var kv = part.split("=");
       if (kv.length === 2) found[kv[0]] = decodeURIComponent(kv[1]);
@@ -674,14 +865,41 @@
     return found;
   }
 
+  // The match page at the shown position, from the shown view: what "copy link to this step" copies (the
+  // match page's address even inside an embedded viewer).
+  function shareLink() {
+    var page = new URL(root.getAttribute("data-share-url") || window.location.pathname, window.location.href);
+    return page.origin + page.pathname + ui.link.getAttribute("href");
+  }
+
+  function copyLink() {
+    var link = shareLink();
+    function said(text) { ui.copied.textContent = text; }
+    // the clipboard needs a secure context (and, in a frame, the embedding page's permission): else the link
+    // is shown selected, for the reader to copy
+    var written = navigator.clipboard && window.isSecureContext ? navigator.clipboard.writeText(link) :
+      Promise.reject(new Error("no clipboard"));
+    written.then(function () { said("Link copied: " + link); }, function () {
+      var box = document.createElement("input");
+      box.readOnly = true;
+      box.value = link;
+      box.setAttribute("aria-label", "Link to this step");
+      box.className = "rv-copy-box";
+      said("");
+      ui.copied.appendChild(box);
+      box.select();
+    });
+  }
+
   function bind() {
     root.querySelector("#rv-first").addEventListener("click", function () { stop(); go(0); });
-    root.querySelector("#rv-back").addEventListener("click", function () { stop(); go(current - 1); });
-    root.querySelector("#rv-forward").addEventListener("click", function () { stop(); go(current + 1); });
+    root.querySelector("#rv-back").addEventListener("click", function () { stop(); backward(); });
+    root.querySelector("#rv-forward").addEventListener("click", function () { stop(); forward(); });
     root.querySelector("#rv-trick").addEventListener("click", function () { stop(); nextTrick(); });
     root.querySelector("#rv-deal").addEventListener("click", function () { stop(); nextDeal(); });
     root.querySelector("#rv-last").addEventListener("click", function () { stop(); go(meta.steps); });
     ui.play.addEventListener("click", play);
+    if (ui.copy) ui.copy.addEventListener("click", copyLink);
     ui.speed.addEventListener("change", function () { ui.speed.blur(); if (timer) { stop(); play(); } });
     // after a choice the keys step the replay again instead of changing the choice
     ui.seat.addEventListener("change", function () { setView(ui.seat.value); ui.seat.blur(); });
@@ -693,8 +911,8 @@
       if (tag === "TEXTAREA" || tag === "SELECT") return;
       var handled = true;
       if (e.key === " " || e.key === "Spacebar") play();
-      else if (e.key === "ArrowRight") { stop(); go(current + 1); }
-      else if (e.key === "ArrowLeft") { stop(); go(current - 1); }
+      else if (e.key === "ArrowRight") { stop(); forward(); }
+      else if (e.key === "ArrowLeft") { stop(); backward(); }
       else if (e.key === "Home") { stop(); go(0); }
       else if (e.key === "End") { stop(); go(meta.steps); }
       else if (e.key === "n" || e.key === "N") { stop(); nextDeal(); }
@@ -711,8 +929,10 @@
         seatChanged = true;
       }
       // another seat's eyes at the same step is a new drawing too
-      if (h.step !== undefined && (seatChanged || Number(h.step) !== shown)) go(Number(h.step) || 0);
-      else if (seatChanged) go(current);
+      var atEnd = h.end === "1";
+      if (h.step !== undefined && (seatChanged || Number(h.step) !== shown || atEnd !== shownEnding)) {
+        go(Number(h.step) || 0, atEnd);
+      } else if (seatChanged) go(current, ending);
     });
   }
 
@@ -735,7 +955,11 @@
     var entry = store(view);
     var url = urlBase + "?seat=" + encodeURIComponent(view) + "&start=" + from + "&count=" + CHUNK +
       "&viewer=" + viewerToken;
-    fetch(url, { credentials: "same-origin" }).then(function (response) {
+    // a poll that never answers (a dropped connection) is given up, so the next ones still come
+    var control = window.AbortController ? new AbortController() : null;
+    var giveUp = control ? setTimeout(function () { control.abort(); }, LIVE_POLL_TIMEOUT_MS) : null;
+    fetch(url, { credentials: "same-origin", signal: control ? control.signal : undefined }).then(function (response) {
+      if (giveUp) clearTimeout(giveUp);
       return response.json().then(function (body) { return { ok: response.ok, body: body }; });
     }).then(function (answer) {
       var body = answer.body;
@@ -768,7 +992,7 @@
       ui.speed.appendChild(option);
     });
     var h = readHash();
-    if (!ui.seat.querySelector('option[value="all"]')) view = ui.seat.value;  // a live person's match
+    if (!ui.seat.querySelector('option[value="all"]')) view = ui.seat.value;  // live: the public view first
     if (h.seat && ui.seat.querySelector('option[value="' + CSS.escape(h.seat) + '"]')) view = h.seat;
     ui.seat.value = view;
     var wanted = Math.max(0, Number(h.step) || 0);
@@ -782,9 +1006,10 @@
       }
       ui.range.max = String(meta.steps);
       drawMarks();
+      if (analysed) { drawAnalysisMarks(); drawAnalysisSummary(); }
       bind();
       ui.status.textContent = "";
-      return go(wanted).then(function () {
+      return go(wanted, h.end === "1").then(function () {
         root.classList.add("ready");
         // time to interactive: the first position is drawn and every control answers
         if (window.performance && performance.mark) performance.mark("replay-viewer-ready");
@@ -793,4 +1018,5 @@
   }
 
   start();
+  loadAnalysis();
 })();

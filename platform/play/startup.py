@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 
-from celery.signals import worker_init
+from celery.signals import celeryd_after_setup, worker_init
 from django.conf import settings
 
 log = logging.getLogger(__name__)
@@ -65,3 +65,15 @@ def refuse_to_start_without_sandbox(**_) -> None:
         else:
             if reaped:
                 log.info("reaped %d bot containers of dead workers", len(reaped))
+
+
+@celeryd_after_setup.connect
+def announce_slots(sender: str, instance, **_) -> None:
+    """How many matches this worker plays at once, for /metrics (play.slots), from its own settings: a pool of
+    threads (the ``bots`` and ``tables`` workers) plays its concurrency's worth, a prefork pool one a process."""
+    from play import slots
+
+    # celery.concurrency.prefork.TaskPool, celery.concurrency.thread.TaskPool…: the module names the pool
+    pool = getattr(instance.pool_cls, "__module__", str(instance.pool_cls)).rsplit(".", 1)[-1]
+    queues = sorted(instance.app.amqp.queues.consume_from)
+    slots.keep_announcing(sender, "threads" if pool == "thread" else pool, int(instance.concurrency or 0), queues)

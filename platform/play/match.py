@@ -28,7 +28,7 @@ from arena.runner import MatchJob, run_job
 from bots import blobs
 from bots import remote as remote_bots
 from bots.models import PERSON_RUNTIME, REMOTE_RUNTIME, BotVersion
-from matches import live, remote
+from matches import relay
 from matches.casual import person_clock
 from matches.models import Match, Seat
 from matches.time_controls import match_ceiling_seconds
@@ -76,24 +76,43 @@ def staged_version(version: BotVersion) -> BotSpec:
 
 def build_version(version: BotVersion, staged: BotSpec) -> BotSpec | None:
     """Build a staged source version into its folder: from its stored build, or compiled here and stored
-    (the row then names the build, so no other worker compiles it again). A compiler's refusal comes back
-    as the spec whose seat crashes at launch with the compiler's lines; None when the build is in place."""
+    (the row then names the build, so no other worker compiles it again). A compiler's refusal, products over
+    the caps (KOZYR_BUILD_MAX_MB, KOZYR_BUILD_MAX_FILES) or an owner's storage without room for the build come
+    back as the spec whose seat crashes at launch with the reason, and nothing is stored; None when the build
+    is in place."""
+    # Here, not at the top: the caps and the owner's storage are this function's business alone.
+    from bots.actions import release_build
+    from bots.limits import CapReached, build_caps, check_build_storage
+
     directory = Path(staged.directory)
     plan = build_plan(directory, version.label)
     if plan is None:
         return None
-    if version.build_sha256:
-        builds.unpack(blobs.get("builds", version.build_sha256), directory)
-        return None
+    caps, label = build_caps(), plan.language.label
     try:
-        products = builds.compile_in_sandbox(directory, plan, settings.SANDBOX_BACKEND)
+        if version.build_sha256:
+            try:  # a stored build is checked against the caps too, before anything of it is written
+                builds.unpack(blobs.get("builds", version.build_sha256), directory, caps, label=label)
+                return None
+            except blobs.BlobMissing:  # deleted with the last version that named it, as this one was stored
+                log.warning("version %s: its build %s is gone; compiling it again", version.pk, version.build_sha256)
+        products = builds.compile_in_sandbox(directory, plan, settings.SANDBOX_BACKEND, caps=caps)
+        builds.unpack(products, directory, caps, label=label)
+        try:
+            check_build_storage(version, len(products), label)
+        except CapReached as full:
+            raise builds.BuildFailed(str(full)) from None
     except builds.BuildFailed as failed:
         log.info("version %s did not build: %s", version.pk, failed)
         return replace(staged, build_failure=str(failed), build_log=tuple(failed.log_lines))
-    builds.unpack(products, directory)
     sha = blobs.put("builds", products)
-    BotVersion.objects.filter(pk=version.pk, build_sha256="").update(build_sha256=sha)
-    log.info("version %s: %s build stored (%d KB)", version.pk, plan.language.label, len(products) // 1024)
+    named = (BotVersion.objects.filter(pk=version.pk, build_sha256__in=("", version.build_sha256), retired=False)
+             .exclude(status__in=(BotVersion.Status.REJECTED, BotVersion.Status.ERROR))
+             .update(build_sha256=sha, build_size=len(products)))
+    if named:
+        log.info("version %s: %s build stored (%d KB)", version.pk, label, len(products) // 1024)
+    else:  # retired or rejected meanwhile, or another worker's build is named: no orphan is kept
+        release_build(sha)
     return None
 
 
@@ -119,13 +138,13 @@ def seat_spec(match: Match, seat: Seat) -> BotSpec:
     """What plays a seat: a person over the live relay with a person's clock; a remote bot over the relay
     with the match's clock plus its connection's allowance (bots.remote.allowance_ms); else the staged bot."""
     if seat.version.runtime == PERSON_RUNTIME:
-        return BotSpec(label=seat.version.label, channel=live.channel_address(live.live_id(match), seat.seat),
+        return BotSpec(label=seat.version.label, channel=relay.channel_address(relay.attempt_name(match), seat.seat),
                        time_control=person_clock())
     if seat.version.runtime == REMOTE_RUNTIME:
         control = remote_clock(TimeControl(**match.time_control), remote_bots.allowance_ms(seat.version_id))
         return BotSpec(label=seat.version.label, time_control=control,
-                       channel=remote.channel_address(live.live_id(match), seat.seat, control.move_ms,
-                                                      remote.version_key(seat.version)))
+                       channel=relay.channel_address(relay.attempt_name(match), seat.seat,
+                                                     relay.version_key(seat.version)))
     return staged_version(seat.version)
 
 
@@ -158,19 +177,19 @@ class LiveWatcher:
 
     def __init__(self, match_id: str):
         self.match_id = match_id
-        self.working = live.enabled()
+        self.working = relay.enabled()
 
     def __call__(self, seat: int, action: dict[str, Any]) -> None:
         if not self.working:
             return
         try:
-            live.publish_action(self.match_id, seat, action)
+            relay.publish_action(self.match_id, seat, action)
         except Exception as err:
             self.working = False
             log.warning("match %s: its live view stops here, the relay failed: %s", self.match_id, err)
 
 
-# The live id (matches.live.live_id) of the match the task plays, set by the task around play(): its actions
+# The relay name (matches.relay.attempt_name) of the match the task plays, set by the task around play(): its actions
 # are relayed to its live views; None (the local runner's way): nothing is relayed.
 LIVE_NAME: ContextVar[str | None] = ContextVar("live_name", default=None)
 # The kind of the match the task plays (ladder, validation, …): told to a remote seat's connection.
@@ -180,33 +199,34 @@ MATCH_KIND: ContextVar[str] = ContextVar("match_kind", default="")
 def play(job: MatchJob) -> tuple[dict[str, Any], dict[str, Any]]:
     """The match played in the sandbox; touches no database (the job holds all the match needs). Its actions
     are relayed to its live views (LIVE_NAME), and its person and remote seats are played over the relay:
-    a remote seat is assigned to its version's connections for the match's length (matches.remote)."""
+    a remote seat is assigned to its version's connections for the match's length (matches.relay)."""
     match_id = LIVE_NAME.get()
     started = time.monotonic()
     remotes = remote_seats(job)
-    if match_id is not None and live.enabled():
+    if match_id is not None and relay.enabled():
         try:
-            live.start_match(match_id, range(len(job.seat_bots)))
+            relay.start_match(match_id, range(len(job.seat_bots)))
             for seat, version_key in remotes:
-                remote.assign(version_key, match_id, seat, {"preset": job.preset, "kind": MATCH_KIND.get()})
+                relay.assign(version_key, match_id, seat, {"preset": job.preset, "kind": MATCH_KIND.get()})
         except Exception as err:  # a relay that is away: bots still play; a channel's seat fails by itself
             log.warning("match %s: the live relay could not be reset: %s", match_id, err)
     try:
-        result, replay = run_job(job, connect=remote.connect, on_action=LiveWatcher(match_id) if match_id else None)
+        result, replay = run_job(job, connect=relay.connect, on_action=LiveWatcher(match_id) if match_id else None,
+                                 timings=True)
     finally:
-        if match_id is not None and live.enabled():
+        if match_id is not None and relay.enabled():
             with contextlib.suppress(Exception):  # the keys expire in six hours anyway
-                live.end_match(match_id, range(len(job.seat_bots)))
+                relay.end_match(match_id, range(len(job.seat_bots)))
                 for seat, version_key in remotes:
-                    remote.unassign(version_key, match_id, seat)
+                    relay.unassign(version_key, match_id, seat)
     result["wall_seconds"] = round(time.monotonic() - started, 3)
     return result, replay
 
 
 def remote_seats(job: MatchJob) -> list[tuple[int, str]]:
     """(seat, version key) of the job's remote seats, read from their channel addresses."""
-    return [(seat, remote.address_version(spec.channel)) for seat, spec in enumerate(job.seat_bots)
-            if spec.channel and remote.is_remote_address(spec.channel)]
+    return [(seat, relay.address_version(spec.channel)) for seat, spec in enumerate(job.seat_bots)
+            if spec.channel and relay.is_remote_address(spec.channel)]
 
 
 def store_replay(replay: dict[str, Any]) -> tuple[str, int]:

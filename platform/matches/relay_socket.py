@@ -1,15 +1,18 @@
-"""The site's end of `arena connect`: one websocket per remote bot connection (docs/protocol.md "Remote bots").
+"""The real-time relay's socket end: one websocket per remote bot connection, `arena connect`'s other side
+(docs/protocol.md "Remote bots").
 
 An ASGI handler in the web process (config/asgi.py routes ``/api/remote/connect/`` here). An idle connection
 is a coroutine waiting on its socket: no thread, no process, nothing on a worker. While the bot's version
-plays a match, the worker writes the seat's lines to the live relay (matches.remote) and this handler moves
-them: relay → socket as ``line`` frames, socket → relay as the seat's answers. It never judges a line beyond
-what a pipe's reader would (its length, the match's output): the worker's referee parses and rules on it.
+plays a match, the worker writes the seat's lines to the relay (matches.relay, which owns every key and
+bound) and this handler moves them: relay → socket as ``line`` frames, socket → relay as the seat's
+answers. It never judges a line beyond what a pipe's reader would (its length, the match's output, lines
+nobody asked for): the worker's referee parses and rules on it.
 
 Frames are JSON text. Server → client: welcome, ping, rtt, start, line, over, abandon, error.
 Client → server: line, exit, pong. Close codes: 4001 unauthorized, 4003 forbidden (another bot's token),
 4004 nothing to play (no remote version, no relay), 4008 policy (a bad frame, a flood), 4029 too many
-connections, 4009 the version changed (reconnect to play the new one).
+connections, 4009 the version changed (reconnect to play the new one), 1013 try again later (the site's
+database is briefly away; a connection already open keeps serving its seats meanwhile).
 """
 
 from __future__ import annotations
@@ -22,24 +25,27 @@ import time
 import urllib.parse
 import weakref
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
 import redis.asyncio as aredis
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 
+from accounts.limits import client_ip
 from arena import protocol
 from arena.players import MAX_STDOUT_BYTES
 from bots import remote as remote_bots
-from matches import live, remote
+from matches import relay
 from matches.validation import do_validate_remote
 
 log = logging.getLogger(__name__)
 
 PATH = "/api/remote/connect/"
 UNAUTHORIZED, FORBIDDEN, NOTHING, POLICY, VERSION_CHANGED, TOO_MANY = 4001, 4003, 4004, 4008, 4009, 4029
+TRY_AGAIN = 1013  # the site cannot serve the connection now (its database is away): the client reconnects
 # One line of the longest kind with its envelope, every byte of it escaped by JSON at its widest ("\u0001"):
 # a line within the protocol's limit is always delivered to be ruled on, never refused as a frame.
 MAX_FRAME_CHARS = 6 * protocol.MAX_LINE_BYTES + 4096
@@ -65,7 +71,7 @@ async def db(function, *args, **kwargs):
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aredis.Redis] = weakref.WeakKeyDictionary()
 
 
-def relay() -> aredis.Redis:
+def relay_client() -> aredis.Redis:
     """The relay's client for this event loop (one per web process; its connections belong to its loop)."""
     loop = asyncio.get_running_loop()
     if loop not in _clients:
@@ -87,9 +93,8 @@ class Closed(Exception):
 class Served:
     """One seat this connection plays: where it stands in the seat's lines."""
 
-    name: str  # the assignment's field, "<live id>/<seat>": what the client calls the match
-    live_id: str
-    seat: int
+    name: str  # the assignment's field, "<attempt name>/<seat>": what the client calls the match
+    relay: relay.SocketSeat
     info: dict[str, Any]
     task: asyncio.Task | None = None
     sent_bytes: int = 0
@@ -168,7 +173,6 @@ class Session:
         served = self.served.get(frame.get("match"))  # type: ignore[arg-type]
         if served is None or served.failed:
             return  # a match this connection does not play (or no longer): nothing reaches any other seat
-        incoming = remote.seat_key(served.live_id, served.seat, "in")
         if frame["type"] == "exit":
             detail = str(frame.get("detail", "the bot's process ended"))[:300]
             return await self.rule(served, protocol.CRASH, "exited", f"on its owner's machine: {detail}")
@@ -179,81 +183,80 @@ class Session:
         if len(data) + 1 > protocol.MAX_LINE_BYTES:
             return await self.rule(served, protocol.PROTOCOL_ERROR, protocol.LINE_TOO_LONG,
                                    f"no newline within {protocol.MAX_LINE_BYTES} bytes")
-        if data.startswith(remote.FAILURE[:1]):
+        if data.startswith(relay.FAILURE[:1]):
             return await self.rule(served, protocol.PROTOCOL_ERROR, protocol.BAD_JSON,
                                    "a line that starts with a NUL byte is not JSON")
         served.sent_bytes += len(data) + 1
         if served.sent_bytes > MAX_STDOUT_BYTES:
             return await self.rule(served, protocol.PROTOCOL_ERROR, protocol.OUTPUT_LIMIT,
                                    f"the seat sent more than {MAX_STDOUT_BYTES} bytes in one match")
-        answers = remote.seat_key(served.live_id, served.seat, "answers")
-        await relay().pipeline().rpush(incoming, data).expire(incoming, live.KEEP_SECONDS).incr(answers) \
-            .expire(answers, live.KEEP_SECONDS).execute()
+        pushed = await served.relay.deliver(data)
+        if pushed == relay.FULL:
+            await self.rule(served, protocol.PROTOCOL_ERROR, protocol.OUTPUT_LIMIT,
+                            f"more than {relay.IN_LINES} lines waiting unread: a seat sends one line per hello or "
+                            f"request")
+        elif pushed == relay.ENDED:
+            served.failed = True  # the seat's attempt is over: nothing more of it is taken
 
     async def rule(self, served: Served, verdict: str, code: str, detail: str) -> None:
         """The site rules on the seat (as a pipe's reader would): the worker turns this into its verdict."""
         served.failed = True
-        incoming = remote.seat_key(served.live_id, served.seat, "in")
-        await relay().pipeline().rpush(incoming, remote.failure_entry(verdict, code, detail)) \
-            .expire(incoming, live.KEEP_SECONDS).execute()
+        await served.relay.rule(verdict, code, detail)
 
     # ---- the seats
 
     async def watch_assignments(self) -> None:
         """Pick up the matches the version is assigned; mark those no longer assigned."""
-        name = remote.assigned_key(remote.version_key(self.version))
+        version_key = relay.version_key(self.version)
         while True:
-            assigned = {k.decode(): orjson.loads(v) for k, v in (await relay().hgetall(name)).items()}
+            assigned = await relay.assigned_seats(relay_client(), version_key)
             for key, served in list(self.served.items()):
                 if key not in assigned:
                     served.unassigned.set()
             for key, info in sorted(assigned.items()):
                 if key in self.served or len(self.served) >= self.max_matches:
                     continue
-                served = Served(name=key, live_id=info["live"], seat=int(info["seat"]), info=info)
-                claim = remote.seat_key(served.live_id, served.seat, "claim")
-                if not await relay().set(claim, str(self.row.pk), nx=True, ex=remote.CLAIM_SECONDS):
+                seat = relay.SocketSeat(relay_client(), info["live"], int(info["seat"]), str(self.row.pk))
+                if not await seat.claim():
                     continue  # another connection of the bot plays it
+                served = Served(name=key, relay=seat, info=info)
                 self.served[key] = served
                 served.task = asyncio.create_task(self.play(served))
             await asyncio.sleep(ASSIGNED_POLL_S)
 
     async def play(self, served: Served) -> None:
-        r = relay()
-        key = lambda part: remote.seat_key(served.live_id, served.seat, part)  # noqa: E731
+        seat = served.relay
         try:
-            answered = int(await r.get(key("answers")) or 0)
-            await self.send({"type": "start", "match": served.name, "match_id": int(served.live_id.split(".")[0]),
-                             "seat": served.seat, "kind": served.info.get("kind", ""),
+            answered = await seat.answered()
+            await self.send({"type": "start", "match": served.name, "match_id": int(seat.match_id.split(".")[0]),
+                             "seat": seat.seat, "kind": served.info.get("kind", ""),
                              "preset": served.info.get("preset", ""), "resume": answered > 0})
             cursor = asked = 0
             renewed = time.monotonic()
             while True:
-                entries = await r.lrange(key("out"), cursor, -1)
-                cursor += len(entries)
-                for entry in entries:
-                    message = orjson.loads(entry)["m"]
+                messages = await seat.lines(cursor)
+                cursor += len(messages)
+                for message in messages:
                     question = message.get("type") in ("hello", "request")
                     await self.send({"type": "line", "match": served.name, "line": orjson.dumps(message).decode(),
                                      "answered": question and asked < answered})
                     asked += question
-                if not entries and await r.exists(key("closed")):
+                if not messages and await seat.closed():
                     await self.send({"type": "over", "match": served.name})
                     return
-                if not entries and served.unassigned.is_set():
+                if not messages and served.unassigned.is_set():
                     await self.send({"type": "abandon", "match": served.name,
-                                     "reason": "the match's attempt was given up (its worker stopped); if the "
-                                               "match is played again, it starts anew"})
+                                     "reason": "the match's attempt was given up (its worker stopped, or the relay "
+                                               "lost it); if the match is played again, it starts anew"})
                     return
                 if time.monotonic() - renewed >= CLAIM_RENEW_S:
-                    await r.set(key("claim"), str(self.row.pk), ex=remote.CLAIM_SECONDS)
+                    await seat.renew()
                     renewed = time.monotonic()
-                await r.blpop([key("wake")], timeout=1)
+                await seat.wait(1)
         finally:
             self.served.pop(served.name, None)
             with contextlib.suppress(Exception):
-                if await r.get(key("claim")) == str(self.row.pk).encode():
-                    await r.delete(key("claim"))
+                await seat.release()
 
     # ---- the connection's life
 
@@ -268,6 +271,11 @@ class Session:
                     await db(remote_bots.heartbeat, self.row.pk, self.p95_ms(), len(self.rtts))
                 except remote_bots.Ended as ended:
                     raise Closed(UNAUTHORIZED if ended.final else VERSION_CHANGED, str(ended)) from None
+                except DatabaseError as err:
+                    # The site's database is away, not the bot: its seats are served from the relay all the
+                    # same, and the next beat tries again. Closing here would make the bot forfeit our outage.
+                    log.warning("remote connection %s: its heartbeat could not be recorded (%s)", self.row.pk,
+                                err)
 
     async def read(self) -> None:
         while True:
@@ -322,8 +330,11 @@ def _headers(scope) -> dict[str, str]:
 
 
 def _address(scope) -> str:
+    """The client's address by the site's one rule (accounts.limits.client_ip, KOZYR_TRUSTED_PROXIES): behind
+    a proxy, the socket's peer is the proxy, and a header from anyone else is not believed."""
     client = scope.get("client") or ("", 0)
-    return str(client[0])
+    meta = {"REMOTE_ADDR": str(client[0]), "HTTP_X_FORWARDED_FOR": _headers(scope).get("x-forwarded-for", "")}
+    return client_ip(SimpleNamespace(META=meta))
 
 
 async def _refuse(send, code: int, reason: str) -> None:
@@ -338,6 +349,14 @@ async def serve(scope, receive, send) -> None:
     message = await receive()
     if message["type"] != "websocket.connect":
         return
+    try:
+        await _open(scope, receive, send)
+    except DatabaseError as err:  # before the session: nothing to undo, and the client tries again
+        log.warning("a remote connection was refused: the site's database is away (%s)", err)
+        await _refuse(send, TRY_AGAIN, "the site's database is briefly unavailable: try again in a few seconds")
+
+
+async def _open(scope, receive, send) -> None:
     query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"))
     bot_name = (query.get("bot") or [""])[0]
     try:
@@ -346,7 +365,7 @@ async def serve(scope, receive, send) -> None:
         max_matches = 0
     if not 1 <= max_matches <= MAX_MATCHES:
         return await _refuse(send, POLICY, f"max_matches must be a whole number from 1 to {MAX_MATCHES}")
-    if not live.enabled():
+    if not relay.enabled():
         return await _refuse(send, NOTHING, "this site has no live relay, so it takes no remote bots")
     authorization = _headers(scope).get("authorization", "")
     scheme, _, text = authorization.partition(" ")
@@ -378,11 +397,15 @@ async def serve(scope, receive, send) -> None:
         code, reason = closed.code, closed.reason
     except (TimeoutError, OSError) as err:
         code, reason = 1011, f"the connection failed: {type(err).__name__}"
+    except DatabaseError as err:
+        log.warning("remote connection %s of %s: the site's database is away (%s)", row.pk, token.bot.name, err)
+        code, reason = TRY_AGAIN, "the site's database is briefly unavailable: try again in a few seconds"
     except Exception:
         log.exception("remote connection %s of %s failed", row.pk, token.bot.name)
         code, reason = 1011, "the site failed"
     finally:
-        await db(remote_bots.close_connection, row.pk)
+        with contextlib.suppress(DatabaseError):  # else the row lapses by itself: it is no longer renewed
+            await db(remote_bots.close_connection, row.pk)
     if code != 1000 or reason:
         with contextlib.suppress(Exception):
             if reason:
