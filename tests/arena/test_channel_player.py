@@ -145,3 +145,49 @@ def test_a_bot_ready_in_time_is_never_failed_for_a_slower_seat_before_it():
                         seat_time_controls=[TimeControl(startup_ms=5_000), TimeControl(startup_ms=1_000)])
     assert [s["verdict"] for s in record.result["seats"]] == ["ok", "ok"], record.result["seats"]
     assert [s["name"] for s in record.result["seats"]] == ["slow person", "quick"]
+
+
+class LateChannel(QueueChannel):
+    """A transport that hands over an answer after the seat's clock ran out (a remote seat's relay that once
+    restarted the clock on a reconnect): the referee must not take it. ``ready_on_time``: late for requests
+    only."""
+
+    def __init__(self, late_by_s: float = 0.3, ready_on_time: bool = False):
+        super().__init__()
+        self.late_by_s, self.ready_on_time = late_by_s, ready_on_time
+
+    def receive(self, deadline):
+        line = self.incoming.get(timeout=30)
+        if not (self.ready_on_time and b'"ready"' in line):
+            time.sleep(max(0.0, deadline - time.monotonic()) + self.late_by_s)
+        return line
+
+
+def test_an_answer_handed_over_after_the_clock_ran_out_is_a_timeout_not_a_floored_bank():
+    channel = LateChannel(late_by_s=0.3)
+    person = threading.Thread(target=a_person, args=(channel, [], random.Random(5)), daemon=True)
+    person.start()
+    rules, players = bura_players(channel)
+    clock = TimeControl(startup_ms=5_000, move_ms=100, bank_ms=200)
+    # The ready arrives late too, past its start-up time: the seat must not even sit down.
+    record = play_match(rules, 11, players, preset="bura", time_control=TimeControl(move_ms=500),
+                        seat_time_controls=[clock, None])
+    person.join(timeout=10)
+    seat = record.result["seats"][0]
+    assert seat["verdict"] == "timeout", seat
+    assert record.result["seats"][0]["decisions"] == 0
+
+
+def test_a_late_answer_to_a_request_forfeits_with_the_clock_it_had():
+    channel = LateChannel(ready_on_time=True)
+    person = threading.Thread(target=a_person, args=(channel, [], random.Random(5)), daemon=True)
+    person.start()
+    rules, players = bura_players(channel)
+    clock = TimeControl(startup_ms=5_000, move_ms=100, bank_ms=200)
+    record = play_match(rules, 11, players, preset="bura", time_control=TimeControl(move_ms=500),
+                        seat_time_controls=[clock, None])
+    person.join(timeout=10)
+    seat = record.result["seats"][0]
+    assert (seat["verdict"], seat["code"]) == ("timeout", "move"), seat
+    assert seat["decisions"] == 0
+    assert "100 ms plus 200 ms" in seat["detail"]

@@ -78,19 +78,22 @@ def house_bots(transactional_db):
 
 @pytest.fixture
 def play(house_bots):
-    """play(preset, builtins, overrides=None) -> the first finished Match of a ranked ladder duplicate set."""
+    """play(preset, builtins, overrides=None) -> the first Match of a ranked ladder duplicate set, every match of
+    the set played (a replay is served once every match of its deal has ended)."""
     from arena.games import all_presets
     from bots.actions import house_version
     from matches import actions
     from matches.models import Match
-    from matches.tasks import play_match
+    from play.tasks import play_match
 
     def run(preset: str, builtins=("greedy", "random"), overrides=None) -> Match:
         game = all_presets()[preset][0]
         versions = [house_version(game, b) for b in builtins]
-        match = actions.create_duplicate_set(kind="ladder", preset=preset, versions=versions, ranked=True,
-                                             overrides=overrides)[0]
-        assert play_match(match.pk) == "finished"
+        made = actions.create_duplicate_set(kind="ladder", preset=preset, versions=versions, ranked=True,
+                                            overrides=overrides)
+        for rotation in made:
+            assert play_match(rotation.pk) == "finished"
+        match = made[0]
         match.refresh_from_db()
         return match
 

@@ -58,7 +58,7 @@ def test_a_user_challenges_a_bot_from_its_page_and_sees_the_result(live_server, 
     from bots.actions import do_create_bot
     from bots.models import BotVersion
     from matches.models import Match
-    from matches.tasks import play_match
+    from play.tasks import play_match
 
     bot = do_create_bot(alice, game="bura", name="challenger")
     bot.current_version = BotVersion.objects.create(bot=bot, number=1, builtin="greedy", status="ready")

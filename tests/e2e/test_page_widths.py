@@ -54,13 +54,15 @@ def anonymous_pages(site) -> dict[str, str]:
              "bots": "/bots/", "bot": "/bots/greedy-bura/", "match": f"/matches/{site['match']}/",
              "tournaments": "/tournaments/", "tournament": f"/tournaments/{site['cup']}/",
              "tournament-open": f"/tournaments/{site['open_cup']}/", "log-in": "/login/", "sign-up": "/signup/",
-             "not-found": "/matches/999999/"}
+             "not-found": "/matches/999999/", "matches": "/matches/", "matches-of-a-bot": "/matches/?bot=greedy-bura",
+             "user": "/users/hostess/", "password-reset": "/password/reset/"}
     pages.update({f"docs-{slug}": f"/docs/{slug}/" for slug in PAGES})
     return pages
 
 
 SIGNED_IN = {"profile": "/profile/", "new-bot": "/bots/new/", "new-tournament": "/tournaments/new/",
-             "password": "/password/", "own-bot": "/bots/hostess-bot/", "tournament-host": None}
+             "password": "/password/", "own-bot": "/bots/hostess-bot/", "tournament-host": None,
+             "delete-bot": "/bots/hostess-bot/delete/"}
 
 
 def test_every_page_fits_a_desktop_and_a_phone_without_console_errors(live_server, browser, site):

@@ -7,6 +7,7 @@ end-to-end tests start real Celery worker processes on Redis.
 from __future__ import annotations
 
 import io
+import socket
 import zipfile
 from pathlib import Path
 
@@ -116,3 +117,61 @@ def bura_bot(alice, house_bots):
     from bots.actions import do_create_bot
 
     return do_create_bot(alice, game="bura", name="alice-bura")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def asgi_site(house_bots, monkeypatch, settings):
+    """The site under uvicorn in a thread (ASGI, as in production; the test database), and a worker thread that
+    plays every match as it is published, one at a time (two rotations of a deal never play side by side on
+    one machine). Its base URL."""
+    import queue
+    import threading
+
+    import uvicorn
+    from django.db import connection, connections
+
+    from config.asgi import application
+    from matches import actions
+    from play.tasks import play_match
+    from tests.platform.workers import wait_for
+
+    # Each request runs in a thread of its own: with persistent connections each would keep one, and a crawl of
+    # the whole site would use up the server's (a web process takes a bounded pool instead, config/database.py,
+    # which a process whose connection is already open, as this one, does not).
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
+    published: queue.Queue[int | None] = queue.Queue()
+
+    def work():
+        while (match_id := published.get()) is not None:
+            play_match(match_id)
+        connection.close()
+
+    monkeypatch.setattr(actions, "publish", lambda match_id, queue, retry=False: published.put(match_id))
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning",
+                                           ws_max_size=512 * 1024, lifespan="on"))
+    serving = threading.Thread(target=server.run, daemon=True)
+    serving.start()
+    wait_for(lambda: server.started, 30, "uvicorn to start")
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    serving.join(15)
+    # The site's database calls ran in asgiref's one sync thread: its connection must close before the test
+    # database is dropped.
+    from asgiref.sync import SyncToAsync
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(10)
+    published.put(None)
+    worker.join(120)
+    # A request thread of the site that is gone may have left its connection open: closed, so that the test
+    # database can be dropped.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid()")

@@ -250,7 +250,7 @@ def test_it_hides_a_rejected_validations_detail_on_the_match_page(as_alice, as_b
 
 def test_it_refuses_the_current_version_again_on_the_bot_page_beside_the_file_field(as_alice, alice, bura_bot,
                                                                                      upload, tmp_path):
-    from matches.tasks import play_match
+    from play.tasks import play_match
     from tests.platform.conftest import python_bot
 
     assert upload(alice, bura_bot.name, "main.py", python_bot("bura")).status_code == 201

@@ -282,7 +282,7 @@ def test_it_refuses_an_invalid_file_name(refuse, filename):
 
 
 def test_it_refuses_the_same_file_as_the_current_version(alice, bura_bot, upload, tmp_path):
-    from matches.tasks import play_match
+    from play.tasks import play_match
 
     data = python_bot("bura")
     first = upload(alice, BOT, "main.py", data)
@@ -367,10 +367,10 @@ def pending_version(alice, bura_bot, upload, settings):
 
 
 def test_it_leaves_the_validation_queued_when_the_worker_cannot_start_the_sandbox(pending_version, monkeypatch):
-    import matches.signals
-    from matches.tasks import play_match
+    import play.startup
+    from play.tasks import play_match
 
-    monkeypatch.setattr(matches.signals, "sandbox_problem", lambda: "sandbox backend bwrap unavailable: test")
+    monkeypatch.setattr(play.startup, "sandbox_problem", lambda: "sandbox backend bwrap unavailable: test")
     assert play_match(pending_version.validation_match_id) == "worker-broken"
     pending_version.refresh_from_db()
     assert pending_version.status == "pending" and pending_version.reason == ""
@@ -378,15 +378,15 @@ def test_it_leaves_the_validation_queued_when_the_worker_cannot_start_the_sandbo
 
 
 def test_it_retries_a_validation_whose_sandbox_fails_to_start(pending_version, monkeypatch, settings):
-    import matches.play
-    from matches.tasks import play_match
+    import play.match
+    from play.tasks import play_match
 
     settings.MAX_ATTEMPTS = 3
 
     def broken(match):
         raise OSError("bwrap: setting up uid map: Permission denied")
 
-    monkeypatch.setattr(matches.play, "play", broken)
+    monkeypatch.setattr(play.match, "play", broken)
     assert play_match(pending_version.validation_match_id) == "infrastructure"
     match = Match.objects.get(pk=pending_version.validation_match_id)
     assert match.status == "queued" and match.attempts == 1, (match.status, match.attempts)
@@ -397,15 +397,15 @@ def test_it_retries_a_validation_whose_sandbox_fails_to_start(pending_version, m
 
 def test_it_never_marks_the_bot_rejected_when_every_attempt_failed_on_the_sandbox(pending_version, monkeypatch,
                                                                                  settings, alice, as_user):
-    import matches.play
-    from matches.tasks import play_match
+    import play.match
+    from play.tasks import play_match
 
     settings.MAX_ATTEMPTS = 2
 
     def broken(match):
         raise OSError("bwrap: setting up uid map: Permission denied")
 
-    monkeypatch.setattr(matches.play, "play", broken)
+    monkeypatch.setattr(play.match, "play", broken)
     for _ in range(2):
         assert play_match(pending_version.validation_match_id) == "infrastructure"
     assert Match.objects.get(pk=pending_version.validation_match_id).status == "failed"
@@ -418,8 +418,8 @@ def test_it_never_marks_the_bot_rejected_when_every_attempt_failed_on_the_sandbo
 def test_a_bot_container_the_engine_cannot_start_is_never_the_bots_loss(pending_version, monkeypatch, settings):
     """Issue 26: `run` exit 125 (here: the worker host lacks the bot image) gives the match back and stops the
     worker; the version stays pending, never rejected for the engine's failure."""
-    import matches.tasks
-    from matches.tasks import play_match
+    import play.tasks
+    from play.tasks import play_match
     from sandbox.backends import container_engine
 
     reason = container_engine.unavailable_reason()
@@ -428,7 +428,7 @@ def test_a_bot_container_the_engine_cannot_start_is_never_the_bots_loss(pending_
     settings.SANDBOX_BACKEND = "docker"
     monkeypatch.setenv("KOZYR_SANDBOX_DOCKER_IMAGE", "localhost/kozyr-no-such-image:none")
     stops = []
-    monkeypatch.setattr(matches.tasks, "stop_this_worker", lambda: stops.append(True))
+    monkeypatch.setattr(play.tasks, "stop_this_worker", lambda: stops.append(True))
     assert play_match(pending_version.validation_match_id) == "infrastructure"
     match = Match.objects.get(pk=pending_version.validation_match_id)
     assert match.status == "queued" and match.attempts == 1, (match.status, match.attempts)

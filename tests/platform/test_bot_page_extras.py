@@ -7,7 +7,7 @@ import pytest
 from bots.actions import house_version
 from matches import actions
 from matches.models import Match
-from matches.tasks import play_match
+from play.tasks import play_match
 
 
 def test_it_shows_a_bots_trophies_on_its_page(client, alice, as_user, house_bots, django_assert_max_num_queries):
@@ -43,6 +43,8 @@ def logged_match(bura_bot, house_bots):
     data = b"[1] thinking about the trump\n[2] playing QS"
     seat.log_sha256, seat.log_size = blobs.put("logs", data), len(data)
     seat.save()
+    # played, with its whole deal: a log is embargoed while a match of its deal is still to end
+    Match.objects.filter(duplicate_set=match.duplicate_set).update(status="finished")
     return match, seat.seat, data
 
 
@@ -127,12 +129,12 @@ def test_the_versions_api_and_the_bot_page_say_pending_playing_ready(client, ali
     [version] = client.get("/api/v1/bots/alice-bura/versions/").json()
     assert version["status"] == "pending" and version["validation_status"] == match.status == "queued"
     html = client.get("/bots/alice-bura/").content.decode()
-    assert 'data-poll-versions="/api/v1/bots/alice-bura/versions/"' in html and "web/live.js" in html
+    assert 'data-poll-bot="/bots/alice-bura/status/"' in html and "web/live.js" in html
     assert 'class="version-status status-pending">pending<' in html
     Match.objects.filter(pk=match.pk).update(status="running")
     assert client.get("/api/v1/bots/alice-bura/versions/").json()[0]["validation_status"] == "running"
     assert 'class="version-status status-playing">playing<' in client.get("/bots/alice-bura/").content.decode()
     bura_bot.versions.update(status="rejected", reason="it crashed")
     html = client.get("/bots/alice-bura/").content.decode()
-    assert "data-poll-versions" not in html and "web/live.js" not in html  # nothing left to follow
+    assert "data-poll-bot" not in html and "web/live.js" not in html  # nothing left to follow
     assert 'status-rejected">rejected<' in html and "it crashed" in html

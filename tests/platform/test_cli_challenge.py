@@ -19,7 +19,7 @@ def site(live_server, monkeypatch, tmp_path, house_bots):
     one at a time (two rotations of a deal never play side by side on one machine)."""
     from django.db import connection
 
-    from matches.tasks import play_match
+    from play.tasks import play_match
 
     published: queue.Queue[int | None] = queue.Queue()
 
@@ -58,7 +58,8 @@ def test_it_challenges_and_waits_for_the_result(site, alice, ready_bot, token_fo
     out = capsys.readouterr().out
     matches = list(Match.objects.filter(kind="challenge").order_by("rotation"))
     assert len(matches) == 2 and all(m.status == "finished" for m in matches)
-    assert out.startswith("cli-challenger challenges random-bura on bura: 2 unranked matches")
+    assert out.startswith("cli-challenger challenges random-bura on bura: 2 unranked matches, a duplicate set: "
+                          "the same cards, the seats swapped")
     for match in matches:
         assert f"{site}/matches/{match.pk}/" in out
         seats = sorted(match.seats.all(), key=lambda s: s.rank)

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def site(live_server, monkeypatch, tmp_path, house_bots):
     """The live site, a config folder of our own, and validation matches played as a worker would."""
-    from matches.tasks import play_match
+    from play.tasks import play_match
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     playing: list[threading.Thread] = []

@@ -8,7 +8,9 @@ import pytest
 from django.db import OperationalError
 
 from bots.actions import house_version
-from matches import actions, play, tasks
+from matches import actions
+from play import match as play
+from play import tasks
 
 # The retries close every connection, as they must after a real cut: so no test-wide transaction here.
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,6 +11,8 @@ import json
 import os
 import re
 import shlex
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -25,7 +27,8 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from config.celery_settings import MAINTENANCE_QUEUE, QUEUE_ORDER
+from config import capacity
+from config.celery_settings import MAINTENANCE_QUEUE, OPEN_QUEUE, QUEUE_ORDER, SANDBOXED_QUEUE
 from sandbox import Limits
 from sandbox.backends import docker as container_backend
 from sandbox.backends.container_engine import DEFAULT_IMAGE, Engine
@@ -39,8 +42,8 @@ SETTINGS = REPO / "platform" / "config" / "settings.py"
 PLATFORM_SERVICES = ("migrate", "web", "worker", "maintenance", "beat")
 # Read by the entry point, gunicorn or docker compose itself, never by Django (so never KOZYR_*).
 PROCESS_VARIABLES = {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT", "WEB_CONCURRENCY",
-                     "WORKER_CONCURRENCY", "POSTGRES_IMAGE", "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET",
-                     "WORKER_DIR"}
+                     "WORKER_CONCURRENCY", "WORKERS", "POSTGRES_IMAGE", "REDIS_IMAGE", "PLATFORM_IMAGE",
+                     "ENGINE_SOCKET", "WORKER_DIR"}
 # Read by the engine's CLI in the worker (podman's remote mode), passed to it by the sandbox.
 ENGINE_VARIABLES = {"CONTAINER_HOST"}
 PRODUCTION_OVERRIDES = {"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/kozyr",
@@ -183,7 +186,9 @@ def test_bot_containers_never_join_a_network():
     runtime = service("bot-runtime")
     assert runtime["network_mode"] == "none" and runtime["profiles"] == ["images"]
     # the image the workers start bots from is the one compose builds from sandbox/image/
-    assert runtime["image"] == DEFAULT_IMAGE and runtime["build"] == "sandbox/image"
+    # (the one .env names, as the workers do: `run --rm bot-runtime` checks the image they will use)
+    assert runtime["image"] == f"${{KOZYR_SANDBOX_DOCKER_IMAGE:-{DEFAULT_IMAGE}}}"
+    assert runtime["build"] == "sandbox/image"
 
 
 def test_web_is_published_only_to_the_local_reverse_proxy():
@@ -272,7 +277,8 @@ def test_env_example_is_for_production():
 def test_compose_interpolations_are_all_in_env_example():
     interpolated = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)", COMPOSE.read_text()))
     assert interpolated == {"POSTGRES_PASSWORD", "REDIS_PASSWORD", "DOCKER_GID", "WEB_PORT", "POSTGRES_IMAGE",
-                            "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET", "WORKER_DIR"}
+                            "REDIS_IMAGE", "PLATFORM_IMAGE", "ENGINE_SOCKET", "WORKER_DIR",
+                            "KOZYR_SANDBOX_DOCKER_IMAGE", "WORKERS"}  # fmt: skip
     assert interpolated <= set(env_example())
 
 
@@ -373,11 +379,16 @@ def started(done: subprocess.CompletedProcess) -> tuple[str, list[str]]:
 def test_every_role_waits_for_the_database_and_its_migrations_first(tmp_path, fake_programs, role, wait):
     runs = invocations(entrypoint(tmp_path, fake_programs, role, SANDBOX_BACKEND="bwrap"))
     head, args = runs[0]
-    assert head.startswith("python ") and args == [str(REPO / "manage.py"), "await_site", *wait]
+    # its lines logged in the site's format (config/command_log.py), not written as plain text
+    assert head == f"python cwd={REPO / 'platform'}" and args == ["-m", "config.command_log", "await_site", *wait]
 
 
 def test_worker_consumes_the_site_queues_in_priority_order(tmp_path, fake_programs):
-    assert queues(programs()["worker"]) == QUEUE_ORDER
+    # make run: the open queue is the tables program's and the sandboxed queue the bots program's (threads),
+    # every other queue the worker's, in order
+    assert queues(programs()["worker"]) == tuple(q for q in QUEUE_ORDER if q not in (OPEN_QUEUE, SANDBOXED_QUEUE))
+    assert set().union(*(queues(command) for command in programs().values() if "--queues" in command)) == set(
+        QUEUE_ORDER)
     head, args = started(entrypoint(tmp_path, fake_programs, "worker", SANDBOX_BACKEND="bwrap",
                                     WORKER_CONCURRENCY="5"))
     assert head == f"celery cwd={REPO / 'platform'}"
@@ -385,6 +396,50 @@ def test_worker_consumes_the_site_queues_in_priority_order(tmp_path, fake_progra
     assert tuple(args[args.index("--queues") + 1].split(",")) == QUEUE_ORDER
     assert args[args.index("--concurrency") + 1] == "5"
     assert args[args.index("--hostname") + 1] == "worker@%h"
+
+
+def test_the_open_queue_is_played_in_threads_by_the_tables_program_and_role(tmp_path, fake_programs):
+    words = shlex.split(programs()["tables"])
+    assert queues(programs()["tables"]) == (OPEN_QUEUE,) and words[words.index("--pool") + 1] == "threads"
+    head, args = started(entrypoint(tmp_path, fake_programs, "tables", SANDBOX_BACKEND="bwrap",
+                                    TABLES_CONCURRENCY="80"))
+    assert head == f"celery cwd={REPO / 'platform'}" and args[:3] == ["-A", "config", "worker"]
+    assert tuple(args[args.index("--queues") + 1].split(",")) == (OPEN_QUEUE,)
+    assert args[args.index("--pool") + 1] == "threads" and args[args.index("--concurrency") + 1] == "80"
+    # a compose worker takes every queue until its operator gives the open queue to a tables service
+    _, split = started(entrypoint(tmp_path, fake_programs, "worker", SANDBOX_BACKEND="bwrap",
+                                  WORKER_QUEUES="maintenance,ladder"))
+    assert split[split.index("--queues") + 1] == "maintenance,ladder"
+
+
+def test_the_sandboxed_queue_is_played_in_threads_as_many_as_the_host_admits(tmp_path, fake_programs, monkeypatch):
+    words = shlex.split(programs()["bots"])
+    assert words[words.index("-m") + 1] == "config.capacity" and words[words.index("--pool") + 1] == "threads"
+    assert queues(programs()["bots"]) == (SANDBOXED_QUEUE,) and "--concurrency" not in words  # the host's own
+    head, args = started(entrypoint(tmp_path, fake_programs, "bots", SANDBOX_BACKEND="bwrap"))
+    assert head == f"python cwd={REPO / 'platform'}" and args[:3] == ["-m", "config.capacity", "worker"]
+    assert tuple(args[args.index("--queues") + 1].split(",")) == (SANDBOXED_QUEUE,)
+    assert args[args.index("--pool") + 1] == "threads" and args[args.index("--hostname") + 1] == "bots@%h"
+    # admission: two matches a core, as long as every admitted match's bots fit in three quarters of the memory
+    assert capacity.sandboxed_slots(2, 24 * 1024) == 4
+    assert capacity.sandboxed_slots(16, 4096) == 6  # 3 GiB / (2 bots x 256 MiB)
+    assert capacity.sandboxed_slots(1, 512) == 1  # never none
+    assert capacity.sandboxed_slots(2, 24 * 1024, per_core=5) == 10
+    monkeypatch.setenv("BOTS_CONCURRENCY", "7")
+    assert capacity.configured_slots() == 7
+    monkeypatch.setenv("BOTS_CONCURRENCY", "0")
+    with pytest.raises(SystemExit, match="BOTS_CONCURRENCY='0': expected a whole number of at least 1"):
+        capacity.configured_slots()
+    monkeypatch.delenv("BOTS_CONCURRENCY")
+    monkeypatch.setenv("BOTS_MATCHES_PER_CORE", "3")
+    assert capacity.configured_slots() == capacity.sandboxed_slots(capacity.cores(), capacity.memory_mb(), 3)
+    # what the program runs: the virtualenv's celery with the admission as its concurrency
+    monkeypatch.setenv("BOTS_CONCURRENCY", "9")
+    ran: list = []
+    monkeypatch.setattr(capacity.os, "execvp", lambda program, argv: ran.append((program, argv)))
+    capacity.main(["worker", "--queues", SANDBOXED_QUEUE])
+    celery = str(Path(sys.executable).parent / "celery")
+    assert ran == [(celery, [celery, "-A", "config", "worker", "--queues", SANDBOXED_QUEUE, "--concurrency", "9"])]
 
 
 def test_a_maintenance_worker_takes_only_beats_jobs(tmp_path, fake_programs):
@@ -408,6 +463,8 @@ def test_web_and_beat_start_like_make_run(tmp_path, fake_programs):
     assert args[args.index("--bind") + 1] == "0.0.0.0:8000"
     assert "--preload" in args  # a bad setting stops gunicorn (test below) instead of a worker boot loop
     assert "--workers" not in args  # gunicorn reads WEB_CONCURRENCY itself
+    assert args[args.index("--logger-class") + 1] == "config.gunicorn_logs.Logger"  # its lines in the site's format
+    assert "--logger-class config.gunicorn_logs.Logger" in web
     assert "celery -A config beat" in programs()["beat"]
     head, args = started(entrypoint(tmp_path, fake_programs, "beat"))
     assert head == f"celery cwd={REPO / 'platform'}" and args[:3] == ["-A", "config", "beat"]
@@ -417,9 +474,10 @@ def test_web_and_beat_start_like_make_run(tmp_path, fake_programs):
 def test_migrate_runs_migrations_then_registers_the_house_bots(tmp_path, fake_programs):
     done = entrypoint(tmp_path, fake_programs, "migrate")
     assert done.returncode == 0, done.stderr
-    manage = str(REPO / "manage.py")
-    assert [args for _, args in invocations(done)] == [[manage, "await_site"], [manage, "migrate", "--noinput"],
-                                                        [manage, "house_bots"]]
+    logged = ["-m", "config.command_log"]  # their lines as log records, JSON in production
+    assert invocations(done) == [(f"python cwd={REPO / 'platform'}", [*logged, "await_site"]),
+                                 (f"python cwd={REPO / 'platform'}", [*logged, "migrate", "--noinput"]),
+                                 (f"python cwd={REPO / 'platform'}", [*logged, "house_bots"])]
 
 
 def test_worker_without_the_engine_socket_says_so(tmp_path, fake_programs):
@@ -579,3 +637,228 @@ def test_every_platform_process_reads_the_same_settings():
         assert set(spec.get("environment", {})) <= per_service, name
     worker, maintenance = service("worker")["environment"], service("maintenance")["environment"]
     assert worker == maintenance  # both run beat's jobs (the ladder fill among them) with the same view
+
+
+# --- logs: nothing plain among the JSON lines -----------------------------------------------------------
+
+
+def test_the_entry_points_own_lines_are_json_in_production(tmp_path, fake_programs):
+    target = '/proc/kozyr "quoted" \\ folder'  # not even root can create folders in /proc
+    done = entrypoint(tmp_path, fake_programs, "beat", KOZYR_VAR_DIR=target, KOZYR_ENV="production")
+    assert done.returncode == 1 and done.stdout == ""
+    line, = done.stderr.splitlines()
+    record = json.loads(line)
+    assert record["level"] == "ERROR" and record["logger"] == "kozyr.entrypoint"
+    assert record["message"].startswith(f"KOZYR_VAR_DIR={target} is not a folder uid ")
+    assert record["time"].endswith("+00:00")
+    plain = entrypoint(tmp_path, fake_programs, "beat", KOZYR_VAR_DIR=target, KOZYR_ENV="production",
+                       KOZYR_LOG_FORMAT="plain")
+    assert plain.stderr.startswith(f"kozyr: KOZYR_VAR_DIR={target} is not a folder uid ")
+
+
+def test_a_command_run_before_a_role_logs_json_lines_in_production(tmp_path):
+    env = production_environment(tmp_path, DATABASE_URL=f"postgres://kozyr@127.0.0.1:{free_port()}/nowhere")
+    done = subprocess.run([sys.executable, "-m", "config.command_log", "await_site", "--timeout", "1"],
+                          cwd=REPO / "platform", env=env, capture_output=True, text=True, timeout=120,
+                          check=False)  # fmt: skip
+    assert done.returncode == 1 and done.stdout == ""
+    records = [json.loads(line) for line in done.stderr.splitlines()]  # every line is JSON
+    assert [(r["level"], r["logger"]) for r in records] == [("WARNING", "kozyr.await_site"),
+                                                            ("ERROR", "kozyr.await_site")]  # fmt: skip
+    assert records[0]["message"].startswith("kozyr: waiting: the database does not answer")
+    assert records[1]["message"].startswith("await_site: gave up after 1 s: the database does not answer")
+
+
+def test_gunicorn_logs_json_lines_in_production(tmp_path, fake_programs):
+    """Its start-up, its workers' boots and exits and the access log: every line one JSON object."""
+    port = free_port()
+    env = production_environment(tmp_path, DATABASE_URL=f"postgres://kozyr@127.0.0.1:{free_port()}/nowhere")
+    server = subprocess.Popen(web_command(tmp_path, fake_programs, port), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + SLOW_START_SECONDS
+    try:
+        while health("/api/v1/games/", port, env["ALLOWED_HOSTS"]).returncode != 0:
+            assert server.poll() is None, f"gunicorn exited with {server.returncode}"
+            assert time.monotonic() < deadline, "gunicorn did not answer in time"
+            time.sleep(0.5)
+    finally:
+        server.terminate()
+        stdout, stderr = server.communicate(timeout=60)
+    records = [json.loads(line) for line in (stdout + stderr).splitlines()]
+    messages = [(r["logger"], r["message"]) for r in records]
+    assert any(logger == "gunicorn.error" and message.startswith("Starting gunicorn") for logger, message in messages)
+    assert any(logger == "gunicorn.error" and message.startswith("Booting worker") for logger, message in messages)
+    # uvicorn's worker writes the access lines, through gunicorn's access log handlers
+    assert any(logger == "uvicorn.access" and '"GET /api/v1/games/ HTTP/1.1" 200' in message
+               for logger, message in messages)  # fmt: skip
+
+
+# --- what an operator's run of the stack found (issue 41) ------------------------------------------------
+
+
+def test_every_service_has_explicit_open_file_and_process_limits():
+    # An engine's default nofile may exceed what the host lets a container set ("error setting rlimit type 7"):
+    # even `--profile images run --rm bot-runtime` failed without its own.
+    for name, spec in compose()["services"].items():
+        limits = spec.get("ulimits", {})
+        assert {"nofile", "nproc"} <= set(limits), name
+        assert all(isinstance(limits[kind]["hard"], int) for kind in ("nofile", "nproc")), name
+
+
+def test_postgresql_stops_with_a_fast_shutdown():
+    # SIGTERM starts PostgreSQL's smart shutdown, which waits for the pooled connections of web and workers
+    # until the engine SIGKILLs it (exit 137); SIGINT is the fast one, the postgres image's STOPSIGNAL.
+    assert service("db")["stop_signal"] == "SIGINT"
+    build = (REPO / "deploy" / "build-local-images.sh").read_text()
+    postgres = build[build.index("localhost/kozyr-postgres:15 \""):build.index("localhost/kozyr-redis:7 \"")]
+    assert "'STOPSIGNAL SIGINT'" in postgres
+
+
+def test_the_filled_in_env_file_is_never_committed():
+    ignored = subprocess.run(["git", "check-ignore", "--quiet", ".env"], cwd=REPO, check=False)
+    assert ignored.returncode == 0, ".env (the site's secrets) is not in .gitignore"
+    kept = subprocess.run(["git", "check-ignore", "--quiet", "deploy/env.example"], cwd=REPO, check=False)
+    assert kept.returncode == 1
+
+
+def test_every_worker_host_of_a_site_names_the_same_site():
+    # Bot containers carry the site's id and a worker reaps only its own site's (sandbox/backends/container_reaper.py).
+    from sandbox.backends.container_engine import SITE_SETTING, SITE_SHAPE
+
+    assert SITE_SHAPE.fullmatch(env_example()[SITE_SETTING])
+    assert SITE_SETTING in sandbox_names()
+
+
+def test_the_engine_socket_keeps_its_group_across_restarts_of_the_podman_service(tmp_path):
+    # `podman system service` makes its socket afresh, root:root, at every start: deploy/engine-socket.sh
+    # gives each one to the workers' group and starts the service again whenever it ends.
+    if shutil.which("podman") is None or os.geteuid() != 0:
+        pytest.skip("needs podman and root, as a podman host's init runs it")
+    socket_path, group = tmp_path / "run" / "podman.sock", 64998
+    keeper = subprocess.Popen(["sh", str(REPO / "deploy" / "engine-socket.sh"), str(socket_path), str(group)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+    def served_to_the_group() -> int | None:
+        """The pid of the podman service once the socket is there with the group's access, else None."""
+        try:
+            info = socket_path.stat()
+        except FileNotFoundError:
+            return None
+        services = subprocess.run(["pgrep", "-P", str(keeper.pid), "-f", "podman system service"],
+                                  capture_output=True, text=True, check=False).stdout.split()  # fmt: skip
+        ready = info.st_gid == group and stat_mode(info) == 0o660 and len(services) == 1
+        return int(services[0]) if ready else None
+
+    try:
+        first = wait_for_value(served_to_the_group, 30)
+        os.kill(first, signal.SIGKILL)  # the service dies (an upgrade of podman, a crash)
+        second = wait_for_value(lambda: (pid := served_to_the_group()) != first and pid, 30)
+        assert second != first
+        answer = subprocess.run(["podman", "--url", f"unix://{socket_path}", "version", "--format",
+                                 "{{.Server.Version}}"], capture_output=True, text=True, timeout=60, check=False)
+        assert answer.returncode == 0 and answer.stdout.strip(), answer.stderr
+    finally:
+        keeper.send_signal(signal.SIGTERM)
+        keeper.wait(timeout=30)
+    assert keeper.returncode == 0 and not socket_path.exists()
+    usage = subprocess.run(["sh", str(REPO / "deploy" / "engine-socket.sh"), str(socket_path), "docker"],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert usage.returncode == 2 and "numeric group id" in usage.stderr
+
+
+def stat_mode(info: os.stat_result) -> int:
+    return info.st_mode & 0o777
+
+
+def wait_for_value(probe, seconds: float):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"{probe} gave nothing within {seconds} s")
+
+
+# --- the guide's commands (docs/operations.md) -----------------------------------------------------------
+
+
+def test_every_compose_command_of_the_guide_names_real_services_options_and_files():
+    from tests.platform.guide_commands import compose_commands, subcommand_options
+
+    if not (REPO / ".venv" / "bin" / "podman-compose").exists():
+        pytest.skip("podman-compose is not installed: the commands are checked against its options")
+    merged = compose()
+    services = set(merged["services"])
+    profiles = {profile for spec in merged["services"].values() for profile in spec.get("profiles", [])}
+    commands = [command for command in compose_commands() if command.subcommand]
+    assert len(commands) >= 30  # the guide's deploying, podman, workers, backups, upgrading and monitoring steps
+    problems = []
+    for command in commands:
+        known = subcommand_options(command.subcommand)
+        if not known:
+            problems.append(f"{command.text}: compose has no subcommand {command.subcommand!r}")
+            continue
+        problems += [f"{command.text}: {option} is not an option of `{command.subcommand}`"
+                     for option in command.options if option.startswith("-") and option not in known]
+        problems += [f"{command.text}: no service {name!r}" for name in command.services if name not in services]
+        problems += [f"{command.text}: no file {name}" for name in command.files if not (REPO / name).is_file()]
+        problems += [f"{command.text}: no profile {name!r}" for name in command.profiles if name not in profiles]
+        if command.subcommand in ("exec", "run") and not command.services:
+            problems.append(f"{command.text}: names no service")
+    assert problems == []
+
+
+def test_the_guides_check_of_its_commands_finds_what_is_wrong():
+    from tests.platform.guide_commands import compose_commands
+
+    wrong = compose_commands("`docker compose stop workers` and `podman-compose exec --indx 2 worker ps` and\n"
+                             "```sh\nDATA_ADDRESS=1 docker compose -f nowhere.yml --profile imgs up -d\n```\n")
+    assert [(c.subcommand, c.services, c.options, c.files, c.profiles) for c in wrong] == [
+        ("up", [], ["-d"], ["nowhere.yml"], ["imgs"]), ("stop", ["workers"], [], [], []),
+        ("exec", ["2"], ["--indx"], [], [])]  # an unknown option takes no value: its value reads as the service
+
+
+def test_the_guides_backup_keeps_the_dump_private_and_restore_stops_every_worker_first():
+    from tests.platform.guide_commands import block
+
+    backup = block("backup").splitlines()
+    assert backup[0] == "umask 077"  # the dump holds password hashes, the media every bot
+    assert [line.split()[4] for line in backup[1:]] == ["db", "web"]  # the database first, then the media
+    restore = block("restore").splitlines()
+    assert restore[0] == "docker compose stop worker maintenance beat" and restore[-1] == "docker compose up -d"
+    upgrade = block("upgrade").splitlines()
+    assert upgrade.index("docker compose stop worker maintenance") < upgrade.index("docker compose up -d")
+    # every worker of the host is one the file declares: `stop worker` and a bare `up -d` count them all
+    assert service("worker")["scale"] == "${WORKERS:-1}"
+
+
+def test_postgresql_is_one_major_version_wherever_the_guide_and_the_files_name_it():
+    default = re.fullmatch(r"\$\{POSTGRES_IMAGE:-postgres:(\d+)\}", service("db")["image"]).group(1)
+    assert env_example()["POSTGRES_IMAGE"] == f"postgres:{default}"
+    guide = (REPO / "docs" / "operations.md").read_text()
+    local = re.search(r"localhost/kozyr-postgres:(\d+)", (REPO / "deploy" / "build-local-images.sh").read_text())
+    assert f"`postgres:{default}`" in guide and f"localhost/kozyr-postgres:{local.group(1)}" in guide
+    assert f"({default} from the registry, {local.group(1)} in the local image" in guide
+    assert f"/usr/lib/postgresql/{local.group(1)}/bin" in (REPO / "deploy" / "build-local-images.sh").read_text()
+
+
+@pytest.mark.parametrize("role", ["worker", "maintenance", "beat"])
+def test_celerys_plain_banner_is_left_out_of_json_logs(tmp_path, fake_programs, role):
+    _, args = started(entrypoint(tmp_path, fake_programs, role, SANDBOX_BACKEND="bwrap", KOZYR_ENV="production"))
+    assert args[:3] == ["--quiet", "-A", "config"]  # celery's global option: no start-up banner on stdout
+    _, args = started(entrypoint(tmp_path, fake_programs, role, SANDBOX_BACKEND="bwrap"))
+    assert args[:2] == ["-A", "config"]  # plain logs (make run's terminal, a local try) keep it
+
+
+def test_the_alert_rules_watch_gauges_the_site_exports():
+    rules = yaml.safe_load((REPO / "deploy" / "prometheus-alerts.yml").read_text())
+    exported = set(re.findall(r'"(kozyr_[a-z_]+)"', (REPO / "platform" / "web" / "metrics.py").read_text()))
+    assert exported, "platform/web/metrics.py names no gauge"
+    used = set()
+    for rule in rules["groups"][0]["rules"]:
+        assert {"alert", "expr", "for", "annotations"} <= set(rule), rule
+        used |= set(re.findall(r"kozyr_[a-z_]+", rule["expr"]))
+    assert used and used <= exported, used - exported
+    # beat has no health check: its two jobs' gauges stand for it
+    assert {"kozyr_oldest_expired_lease_seconds", "kozyr_refit_last_timestamp_seconds"} <= used

@@ -11,7 +11,7 @@ from ladder.matchmaking import PLACEMENT_GAMES, fill_ladder, pick_table
 from ladder.suspension import SUSPEND_AFTER
 from matches import actions
 from matches.models import Match, Seat
-from matches.tasks import play_match
+from play.tasks import play_match
 
 
 def test_it_keeps_a_bounded_queue_of_duplicate_sets_per_preset(house_bots, settings):

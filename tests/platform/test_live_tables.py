@@ -5,6 +5,7 @@ casual match whose worker dies ends aborted instead of being replayed."""
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 
@@ -33,7 +34,7 @@ def sit_down(client, opponent: str = "greedy-bura", preset: str = "bura", **extr
 
 
 def play_in_thread(match_id: int) -> dict:
-    from matches.tasks import play_match
+    from play.tasks import play_match
 
     outcome: dict = {}
 
@@ -94,7 +95,7 @@ def test_a_person_plays_a_whole_casual_match_through_the_table(person):
     _, client = person
     match_id = sit_down(client)
     match = Match.objects.get(pk=match_id)
-    assert (match.kind, match.ranked, match.queue) == ("casual", False, "casual")
+    assert (match.kind, match.ranked, match.queue) == ("casual", False, "open")  # a person waits: the open queue
     mine = [s for s in match.seats.select_related("version__bot") if s.version.bot.is_person]
     assert [s.version.bot.name for s in mine] == ["@ann"]
     assert client.get(f"/play/{match_id}/").status_code == 200
@@ -125,6 +126,9 @@ def test_one_table_at_a_time_and_bad_requests_get_reasons(person):
     match_id = sit_down(client)
     refused = client.post("/play/", {"opponent": "greedy-bura", "preset": "bura"}, follow=True)
     assert "already at a table" in refused.content.decode()
+    assert refused.redirect_chain == [(f"/play/{match_id}/", 302)]  # taken back to the open table
+    again = client.post(f"/play/{match_id}/rematch/", follow=True)  # a rematch is a second table too
+    assert again.redirect_chain == [(f"/play/{match_id}/", 302)] and "already at a table" in again.content.decode()
     refused = client.post("/play/", {"opponent": "no-such-bot", "preset": "bura"}, follow=True)
     assert "no bot called" in refused.content.decode()
     answer = client.post(f"/play/{match_id}/answer/", b"not json", content_type="application/json")
@@ -168,7 +172,7 @@ def test_a_casual_match_whose_worker_died_is_aborted_not_replayed(person):
 
 def test_a_ladder_match_is_followed_live_behind_its_delay(person, settings):
     from bots.models import Bot
-    from matches import actions, live
+    from matches import actions, relay
     from matches.models import Match
 
     settings.LIVE_DELAY_SECONDS = 0
@@ -177,15 +181,15 @@ def test_a_ladder_match_is_followed_live_behind_its_delay(person, settings):
     viewer = Client()
     assert viewer.get(f"/matches/{match.pk}/live/").json() == {"live": {"status": "queued"}}
     Match.objects.filter(pk=match.pk).update(status="running")
-    live.start_match(live.live_id(match), [0, 1])
-    body = viewer.get(f"/matches/{match.pk}/live/?seat=all").json()  # nothing relayed yet: the opening position
+    relay.start_match(relay.attempt_name(match), [0, 1])
+    body = viewer.get(f"/matches/{match.pk}/live/").json()  # nothing relayed yet: the opening position
     assert body["steps"] == 0 and body["meta"]["live"] is True and len(body["frames"]) == 1
     Match.objects.filter(pk=match.pk).update(status="queued")
     played = play_in_thread(match.pk)
     played["thread"].join(timeout=60)
     assert played["result"] == "finished"
     match.refresh_from_db()
-    relayed = live.actions(live.live_id(match))
+    relayed = relay.actions(relay.attempt_name(match))
     from web.replay_views import load_stored
     assert [(e["seat"], e["action"]) for e in relayed] == [(a["seat"], a["action"])
                                                            for a in load_stored(match.replay_sha256)["actions"]]
@@ -251,8 +255,8 @@ def test_a_team_preset_seats_the_chosen_partner_beside_the_person(person):
     assert "has no partners" in refused.content.decode()
 
 
-def test_a_persons_match_is_followed_live_from_the_persons_seat_only(person, settings):
-    from matches import live
+def test_a_persons_seat_is_followed_live_by_the_person_only(person, settings):
+    from matches import relay
     from matches.models import Match
 
     settings.LIVE_DELAY_SECONDS = 0
@@ -261,17 +265,22 @@ def test_a_persons_match_is_followed_live_from_the_persons_seat_only(person, set
     match = Match.objects.get(pk=match_id)
     mine = next(s.seat for s in match.seats.select_related("version__bot") if s.version.bot.is_person)
     Match.objects.filter(pk=match_id).update(status="running")
-    live.start_match(live.live_id(match), [0, 1])
+    relay.start_match(relay.attempt_name(match), [0, 1])
     watcher = Client()
-    for view in ("all", str(1 - mine)):
+    for view in ("all", str(mine), str(1 - mine)):
         refused = watcher.get(f"/matches/{match_id}/live/?seat={view}")
-        assert refused.status_code == 400 and "person's seat only" in refused.json()["error"]["message"]
-    seen = watcher.get(f"/matches/{match_id}/live/?seat={mine}").json()
+        assert refused.status_code == 403 and "seat=public" in refused.json()["error"]["message"]
+    assert client.get(f"/matches/{match_id}/live/?seat={1 - mine}").status_code == 403  # the bot's hand
+    seen = client.get(f"/matches/{match_id}/live/?seat={mine}").json()
     hand = seen["frames"][0]["views"][str(mine)]["hand"]
     assert seen["steps"] == 0 and hand and str(1 - mine) not in seen["frames"][0]["views"]
+    public = watcher.get(f"/matches/{match_id}/live/").json()["frames"][0]["views"]
+    assert list(public) == ["public"] and "hand" not in public["public"]
     assert watcher.get(f"/matches/{match_id}/live/?seat=9").status_code == 400
     page = watcher.get(f"/matches/{match_id}/").content.decode()
-    assert 'data-live-url' in page and '<option value="all">' not in page
+    assert 'data-live-url' in page and '<option value="public">' in page and '<option value="all">' not in page
+    assert f'<option value="{mine}">' not in page and f'<option value="{mine}">' in client.get(
+        f"/matches/{match_id}/").content.decode()
 
 
 def test_a_running_casual_match_keeps_its_deal_secret_and_a_persons_seat_is_no_bot(person, as_user, make_user):
@@ -281,7 +290,7 @@ def test_a_running_casual_match_keeps_its_deal_secret_and_a_persons_seat_is_no_b
     match_id = sit_down(client)
     api = as_user(user)
     shown = api.get(f"/api/v1/matches/{match_id}/").json()
-    assert shown["seed"] == "" and shown["base_seed"] == "" and shown["reproduce"] == ""  # it would give every hand
+    assert shown["seed"] == shown["base_seed"] == "" and "--seed" not in shown["reproduce"]  # it gives every hand
     listed = api.get("/api/v1/matches/?kind=casual").json()["results"]
     assert all(m["seed"] == "" for m in listed)
     Match.objects.filter(pk=match_id).update(status="finished")
@@ -296,14 +305,14 @@ def test_a_running_casual_match_keeps_its_deal_secret_and_a_persons_seat_is_no_b
 def test_a_relay_that_is_away_aborts_the_seat_without_blaming_it_or_the_machine(settings):
     from arena import protocol
     from arena.players import PlayerFailure
-    from matches import actions, live
+    from matches import actions, relay
 
     settings.LIVE_REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
-    channel = live.RelayChannel("1.2.1", 0)
+    channel = relay.RelayChannel("1.2.1", 0)
     with pytest.raises(PlayerFailure) as failure:
         channel.receive(time.monotonic() + 1.0)
-    assert (failure.value.verdict, failure.value.code) == (protocol.ABORTED, live.RELAY)
-    result = {"seats": [{"seat": 0, "verdict": protocol.ABORTED, "code": live.RELAY, "detail": "away"}]}
+    assert (failure.value.verdict, failure.value.code) == (protocol.ABORTED, relay.RELAY)
+    result = {"seats": [{"seat": 0, "verdict": protocol.ABORTED, "code": relay.RELAY, "detail": "away"}]}
     reason, machine_broken = actions.is_infrastructure_failure(result)
     assert "aborted (relay)" in reason and machine_broken is False  # the worker goes on taking matches
 
@@ -323,3 +332,51 @@ def test_live_views_reuse_one_re_run_per_position():
     assert cache.get("2.5.1", replay) is not first
     cache.get("3.5.1", replay)  # the oldest is dropped past the size
     assert cache.get("1.5.1", replay) is not first
+
+
+def test_a_person_resigns_and_the_match_is_a_forfeit_recorded_as_such(person):
+    from matches.models import Match
+
+    user, client = person
+    match_id = sit_down(client)
+    outcome = play_in_thread(match_id)
+    # one move, then the person thinks over the next request and gives up
+    after, requests, deadline = 0, 0, time.monotonic() + 30
+    while requests < 2 and time.monotonic() < deadline:
+        body = client.get(f"/play/{match_id}/lines/?after={after}").json()
+        for entry in body["lines"]:
+            message = entry["m"]
+            if message["type"] == "hello":
+                client.post(f"/play/{match_id}/answer/", b'{"type":"ready"}', content_type="application/json")
+            elif message["type"] == "request":
+                requests += 1
+                if requests == 1:
+                    client.post(f"/play/{match_id}/answer/", orjson.dumps(
+                        {"type": "action", "id": message["id"], "action": message["legal_actions"][0]}),
+                        content_type="application/json")
+        after += len(body["lines"])
+        time.sleep(0.05)
+    assert requests == 2, "the person was never asked a second time"
+    resigned = client.post(f"/play/{match_id}/resign/")
+    assert resigned.status_code == 302 and resigned["Location"] == f"/play/{match_id}/"
+    outcome["thread"].join(60)
+    assert outcome["result"] == "finished"
+    match = Match.objects.get(pk=match_id)
+    mine = match.seats.get(version__bot__owner=user)
+    assert (mine.verdict, mine.code) == ("resigned", "resigned") and "ann resigned" in mine.detail
+    assert mine.rank == 2 and match.seats.exclude(pk=mine.pk).get().rank == 1
+    page = client.get(f"/matches/{match_id}/").content.decode()
+    assert re.search(r"forfeit: you resigned at your decision 2", page, re.IGNORECASE), page  # in words
+    again = client.post(f"/play/{match_id}/resign/", follow=True).content.decode()
+    assert "nothing to resign" in again  # once over, a second resign changes nothing
+
+
+def test_leaving_a_table_not_yet_dealt_cancels_it_and_records_nothing(person):
+    from matches.models import Match
+
+    _, client = person
+    match_id = sit_down(client)
+    assert client.post(f"/play/{match_id}/resign/", follow=True).status_code == 200
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "cancelled" and "left the table before it was dealt" in match.failure
+    assert sit_down(client) != match_id  # free to sit down again

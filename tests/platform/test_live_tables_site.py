@@ -126,7 +126,7 @@ def test_a_person_plays_the_embedded_site_and_a_killed_worker_aborts_the_match()
         person.log_in("dora")
         match_id = person.sit_down("greedy-bura", "bura")
         assert person.play(match_id, random.Random(2), moves=3)["status"] == "running"
-        worker = site.pid("worker")
+        worker = site.pid("tables")  # a person's match is played in the open queue's worker of threads
         kill_tree(worker)
         body = wait_for(lambda: (lambda b: b if b["status"] != "running" else None)(person.lines(match_id, 0)),
                         90, "beat to notice the dead worker " + site.output()[-2000:], every=1)
@@ -134,7 +134,7 @@ def test_a_person_plays_the_embedded_site_and_a_killed_worker_aborts_the_match()
         assert "stopped renewing its lease" in body["failure"]
         _, _, page = person.open(f"/matches/{match_id}/")
         assert b"aborted" in page and b"Rematch" in page
-        wait_for(lambda: site.pid("worker") not in (0, worker), 60, "the worker to be started again")
+        wait_for(lambda: site.pid("tables") not in (0, worker), 60, "the tables worker to be started again")
         again = person.post_form(f"/play/{match_id}/rematch/", {})
         rematch = int(again.rstrip("/").split("/")[-1])
         assert rematch != match_id

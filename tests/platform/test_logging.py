@@ -63,12 +63,12 @@ def test_json_lines_can_be_chosen_locally(tmp_path):
 
 @pytest.fixture
 def json_lines():
-    """What the matches' loggers write, through the console handler's JSON formatter and context filter."""
+    """What the worker runtime's loggers write, through the console handler's JSON formatter and context filter."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(logs.json_formatter())
     handler.addFilter(logs.Context())
-    logger = logging.getLogger("matches")
+    logger = logging.getLogger("play")
     logger.addHandler(handler)
     try:
         yield lambda: [json.loads(line) for line in stream.getvalue().splitlines()]
@@ -77,8 +77,8 @@ def json_lines():
 
 
 def test_every_line_logged_while_a_match_is_played_carries_its_id(house_bots, monkeypatch, json_lines):
-    import matches.play
-    from matches.tasks import log, play_match
+    import play.match
+    from play.tasks import log, play_match
 
     match = actions.create_match(kind="ladder", preset="bura", ranked=True, overrides={"match": "deals:1"},
                                  seat_versions=[house_version("bura", "greedy"), house_version("bura", "random")])
@@ -87,10 +87,28 @@ def test_every_line_logged_while_a_match_is_played_carries_its_id(house_bots, mo
         log.info("playing")
         raise RuntimeError("the sandbox fell over")
 
-    monkeypatch.setattr(matches.play, "play", broken)
+    monkeypatch.setattr(play.match, "play", broken)
     assert play_match(match.pk) == "infrastructure"
     log.info("after the match")
     records = json_lines()
+    ended = records[3]["message"]
     assert [(r["message"], r.get("match_id")) for r in records] == [
-        ("playing", match.pk), (f"match {match.pk} could not be played", match.pk), ("after the match", None)]
-    assert "RuntimeError: the sandbox fell over" in records[1]["exc_info"]
+        (f"match {match.pk}: taken", match.pk), ("playing", match.pk),
+        (f"match {match.pk} could not be played", match.pk), (ended, match.pk), ("after the match", None)]
+    assert "RuntimeError: the sandbox fell over" in records[2]["exc_info"]
+    # At INFO, what a worker logs of every match it plays: when it took it, and how and when it ended.
+    assert ended.startswith(f"match {match.pk}: infrastructure after ") and ended.endswith(" s")
+    assert records[0]["level"] == records[3]["level"] == "INFO"
+    assert records[3]["outcome"] == "infrastructure" and records[3]["seconds"] >= 0
+
+
+def test_a_match_that_ends_in_an_exception_says_so_with_its_id(json_lines):
+    def task(match: int) -> str:
+        raise ConnectionError("the broker went away")
+
+    task.__module__ = "play.tasks"  # logged by the task's own module's logger
+    with pytest.raises(ConnectionError):
+        logs.with_match_id(task)(41)
+    records = json_lines()
+    assert [(r["message"].split(" after ")[0], r["match_id"]) for r in records] == [
+        ("match 41: taken", 41), ("match 41: ConnectionError", 41)]

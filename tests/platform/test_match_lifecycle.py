@@ -9,7 +9,7 @@ from django.utils import timezone
 from bots.models import BotVersion
 from matches import actions
 from matches.models import Match, Seat
-from matches.tasks import play_match
+from play.tasks import play_match
 from tests.platform.conftest import zip_of
 
 BOTS = __import__("pathlib").Path(__file__).parent / "bots"
@@ -83,7 +83,7 @@ def test_it_republishes_a_queued_match_whose_message_was_lost(ladder_match, monk
     assert actions.republish_lost() == 0  # just published: not yet
     Match.objects.filter(pk=ladder_match.pk).update(published_at=timezone.now() - timedelta(minutes=10))
     assert actions.republish_lost() == 1
-    assert sent == [(ladder_match.pk, "ladder")]
+    assert sent == [(ladder_match.pk, "sandboxed")]  # an uploaded bot's: played in the bots worker's threads
     assert actions.republish_lost() == 0  # published again just now
 
 
@@ -105,7 +105,7 @@ def test_it_rejects_a_crashing_bot_with_the_reason_shown_to_its_owner_only(alice
 
 
 def test_it_leaves_the_match_queued_when_the_worker_cannot_run_sandboxes(ladder_match, monkeypatch, settings):
-    from matches import signals
+    from play import startup as signals
 
     settings.WORKER_SELF_STOP = False
     monkeypatch.setattr(signals, "_CHECKED", {"bwrap": (1e18, "sandbox backend bwrap unavailable: no bwrap")})
@@ -116,7 +116,7 @@ def test_it_leaves_the_match_queued_when_the_worker_cannot_run_sandboxes(ladder_
 
 def test_it_never_scores_a_sandbox_that_cannot_start_against_the_bot(ladder_match, monkeypatch, settings):
     """The machine passed its start-up check but the sandbox fails mid-way: the attempt is the machine's."""
-    from matches import signals
+    from play import startup as signals
 
     settings.WORKER_SELF_STOP = False
     monkeypatch.setattr(signals, "_CHECKED", {"bwrap": (1e18, None)})
@@ -152,7 +152,7 @@ def test_it_never_plays_two_rotations_of_one_deal_side_by_side_on_one_machine(re
     import socket
 
     from bots.actions import house_version
-    from matches import tasks
+    from play import tasks
 
     first, second = actions.create_duplicate_set(kind="ladder", preset="bura", ranked=True,
                                                  versions=[ready_version, house_version("bura", "random")])
@@ -160,7 +160,7 @@ def test_it_never_plays_two_rotations_of_one_deal_side_by_side_on_one_machine(re
     later = []
     monkeypatch.setattr(tasks.play_match, "apply_async", lambda args, **options: later.append((args, options)))
     assert play_match(second.pk) == "deferred"
-    assert later == [((second.pk,), {"queue": "ladder", "countdown": tasks.SIBLING_DELAY})]
+    assert later == [((second.pk,), {"queue": "sandboxed", "countdown": tasks.SIBLING_DELAY})]
     assert Match.objects.get(pk=second.pk).status == "queued"
     Match.objects.filter(pk=first.pk).update(lease_owner="another-machine:1:abc")
     assert play_match(second.pk) == "finished"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bots.actions import house_version
 from matches import actions
-from matches.tasks import play_match
+from play.tasks import play_match
 
 
 def test_it_lists_filters_and_pages_matches_in_few_queries(api, house_bots, django_assert_max_num_queries):

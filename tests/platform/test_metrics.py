@@ -61,9 +61,14 @@ def test_it_counts_matches_and_measures_waits_leases_workers_and_refits(client, 
     new_match(seats, published_at=now - timedelta(seconds=30))
     new_match(seats, kind="validation", published_at=None, created=now - timedelta(seconds=500))  # held
     new_match(seats, status="running", lease_owner="w1:11:aa", lease_expires=now + timedelta(seconds=45))
-    new_match(seats, status="running", lease_owner="w1:12:bb", lease_expires=now + timedelta(seconds=50))
+    new_match(seats, status="running", lease_owner="w1:12:bb", lease_expires=now + timedelta(seconds=50),
+              open_seats=True)  # a person's table: a thread of w1's open queue worker
     new_match(seats, kind="tournament", status="running", lease_owner="w2:7:cc",
               lease_expires=now - timedelta(seconds=90))  # its worker died
+    new_match(seats, status="running", lease_owner="w2:8:dd", lease_expires=now - timedelta(seconds=95),
+              sandboxed_seats=True)  # an uploaded bot's: a thread of w2's bots worker
+    new_match(seats, kind="validation", status="running", lease_owner="w2:9:ee",
+              lease_expires=now - timedelta(seconds=95), sandboxed_seats=True)  # a validation: a process of w2's
     new_match(seats, status="finished", finished=now - timedelta(minutes=5))
     new_match(seats, kind="challenge", status="failed", finished=now - timedelta(minutes=50))
     new_match(seats, status="finished", finished=now - timedelta(hours=3))  # before the window
@@ -75,7 +80,7 @@ def test_it_counts_matches_and_measures_waits_leases_workers_and_refits(client, 
     assert value(seen, "kozyr_metrics_database_up") == 1
     assert value(seen, "kozyr_matches", kind="ladder", status="queued") == 2
     assert value(seen, "kozyr_matches", kind="validation", status="queued") == 1
-    assert value(seen, "kozyr_matches", kind="ladder", status="running") == 2
+    assert value(seen, "kozyr_matches", kind="ladder", status="running") == 3
     assert value(seen, "kozyr_matches", kind="tournament", status="running") == 1
     assert value(seen, "kozyr_matches", kind="challenge", status="queued") == 0  # every series, zero or not
     assert value(seen, "kozyr_matches_held", kind="validation") == 1
@@ -87,6 +92,11 @@ def test_it_counts_matches_and_measures_waits_leases_workers_and_refits(client, 
     assert 500 <= value(seen, "kozyr_validation_wait_seconds") < 530
     assert value(seen, "kozyr_workers") == 1  # w2's lease ran out: it is not counted as playing
     assert value(seen, "kozyr_worker_matches", host="w1") == 2
+    assert value(seen, "kozyr_worker_waiting_matches", host="w1") == 1
+    assert value(seen, "kozyr_worker_waiting_matches", host="w2") == 0
+    assert value(seen, "kozyr_worker_matches", host="w2") == 3
+    assert value(seen, "kozyr_worker_sandboxed_matches", host="w2") == 1  # the validation is played in a process
+    assert value(seen, "kozyr_worker_sandboxed_matches", host="w1") == 0
     last_seen = value(seen, "kozyr_worker_last_seen_timestamp_seconds", host="w1")
     assert abs(last_seen - (now + timedelta(seconds=50 - 60)).timestamp()) < 1
     assert value(seen, "kozyr_worker_last_seen_timestamp_seconds", host="w2") < last_seen
@@ -109,8 +119,8 @@ def test_it_reads_the_gauges_in_four_queries_however_many_rows(client, seats, dj
 
 
 def test_it_counts_the_matches_given_back_because_a_sandbox_could_not_start(client, seats, monkeypatch, settings):
-    import matches.play
-    from matches.tasks import play_match
+    import play.match
+    from play.tasks import play_match
 
     settings.MAX_ATTEMPTS = 3
     match = new_match(seats)
@@ -119,7 +129,7 @@ def test_it_counts_the_matches_given_back_because_a_sandbox_could_not_start(clie
         seat = {"seat": 0, "verdict": protocol.SANDBOX_FAILURE, "code": "sandbox", "detail": "exit 125"}
         return {"seats": [seat, {**seat, "seat": 1}], "ranks": [0, 0], "ended_by": "aborted"}, b""
 
-    monkeypatch.setattr(matches.play, "play", no_sandbox)
+    monkeypatch.setattr(play.match, "play", no_sandbox)
     assert play_match(match.pk) == "infrastructure"
     assert "the sandbox could not start the bot" in Match.objects.get(pk=match.pk).failure
     new_match(seats, failure="attempt 1: the worker w:1:x stopped renewing its lease (killed or cut off)")
@@ -212,3 +222,39 @@ def test_gunicorn_workers_share_their_request_counts(db, tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_live_worker_says_how_many_matches_it_plays_at_once(client, settings, tmp_path):
+    """The bots worker's threads (its host's admission) and a prefork worker's processes, as the workers
+    themselves announce them in the relay: gone within the announcement's lifetime once a worker stops."""
+    from config.celery_settings import SANDBOXED_QUEUE
+    from play import slots
+    from tests.platform.test_busy_recovery import site_env
+    from tests.platform.workers import Worker
+
+    for key in slots.relay.client().scan_iter(match=f"{slots.PREFIX}*"):
+        slots.relay.client().delete(key)
+    host = socket.gethostname()
+    started = [Worker("bots", site_env(tmp_path, settings, "bots"), tmp_path / "bots.log", queues=SANDBOXED_QUEUE,
+                      pool="threads", concurrency=3),
+               Worker("computing", site_env(tmp_path, settings, "cpu"), tmp_path / "cpu.log", queues="ladder",
+                      concurrency=1)]
+    try:
+        for worker in started:
+            worker.wait_ready()
+
+        def both() -> dict | None:
+            seen = scrape(client)
+            found = {labels: v for (name, labels), v in seen.items() if name == "kozyr_worker_slots"}
+            return seen if len(found) == 2 else None
+
+        seen = wait_for(both, 30, "both workers to announce their slots")
+        assert value(seen, "kozyr_worker_slots", host=host, worker="bots", pool="threads") == 3
+        assert value(seen, "kozyr_worker_slots", host=host, worker="computing", pool="prefork") == 1
+        stored = {w["worker"]: w for w in slots.announced()}
+        assert stored["bots"]["queues"] == [SANDBOXED_QUEUE] and stored["computing"]["queues"] == ["ladder"]
+        assert 0 < slots.relay.client().ttl(f"{slots.PREFIX}{host}:bots@{host}") <= slots.TTL_SECONDS
+    finally:
+        for worker in started:
+            worker.stop()

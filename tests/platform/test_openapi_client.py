@@ -94,7 +94,7 @@ class Conformance:
 
 def test_a_generated_client_imports_every_module_and_logs_in_uploads_and_lists(live_server, generated, alice,
                                                                               house_bots):
-    from matches.tasks import play_match
+    from play.tasks import play_match
 
     started = time.monotonic()
     served = httpx.get(f"{live_server.url}/api/schema/", timeout=30)

@@ -8,7 +8,7 @@ import pytest
 from bots.actions import house_version
 from matches import actions
 from matches.models import Match
-from matches.tasks import play_match
+from play.tasks import play_match
 from ratings.actions import refit_preset
 from ratings.models import Rating, RatingSnapshot
 

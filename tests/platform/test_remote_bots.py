@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import gzip
 import os
-import queue
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -41,50 +39,10 @@ for line in sys.stdin:
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
-def site(house_bots, monkeypatch, settings):
-    """The site under uvicorn in a thread (the test database), and a worker thread that plays every match as it
-    is published, one at a time (two rotations of a deal never play side by side on one machine)."""
-    import uvicorn
-    from django.db import connection
-
-    from config.asgi import application
-    from matches import actions
-    from matches.tasks import play_match
-
-    settings.REMOTE_GRACE_SECONDS = 6
-    published: queue.Queue[int | None] = queue.Queue()
-
-    def work():
-        while (match_id := published.get()) is not None:
-            play_match(match_id)
-        connection.close()
-
-    monkeypatch.setattr(actions, "publish", lambda match_id, queue, retry=False: published.put(match_id))
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning",
-                                           ws_max_size=512 * 1024, lifespan="on"))
-    serving = threading.Thread(target=server.run, daemon=True)
-    serving.start()
-    wait_for(lambda: server.started, 30, "uvicorn to start")
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    serving.join(15)
-    # The site's database calls ran in asgiref's one sync thread: its connection must close before the test
-    # database is dropped.
-    from asgiref.sync import SyncToAsync
-    from django.db import connections
-    SyncToAsync.single_thread_executor.submit(connections.close_all).result(10)
-    published.put(None)
-    worker.join(120)
+def site(asgi_site, settings):
+    settings.REMOTE_GRACE_SECONDS = 6  # a lost connection's grace, short enough to wait out in a test
+    return asgi_site
 
 
 @pytest.fixture
@@ -259,6 +217,72 @@ def test_past_the_grace_the_seat_forfeits_as_disconnected(site, remote_bot, conn
     assert ended.status == "finished"  # a forfeit like a bot's: the opponent wins, ratings move
 
 
+def flush_relay_of(match_id: int) -> None:
+    """What a Redis restarted without persistence does to one match: every relay key of it is gone."""
+    from matches import relay
+    from matches.models import Match
+
+    match = Match.objects.get(pk=match_id)
+    c = relay.client()
+    for found in c.scan_iter(match=f"kozyr:live:{relay.attempt_name(match)}:*"):
+        c.delete(found)
+    c.delete(relay.assigned_key(relay.version_key(remote_seat(match).version)))
+
+
+def test_a_relay_flush_mid_match_is_nobodys_loss_and_the_match_is_played_again(site, remote_bot, connects,
+                                                                              tmp_path):
+    from matches.models import Match
+
+    bot, token = remote_bot
+    connect = connects(site, bot.name, token, slow_bot(tmp_path, 0.15), tmp_path)
+    wait_for(lambda: version_status(bot) == "ready", 120, "validation")
+    match = ladder_match(bot)[0]
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 3, 60,
+             "the match to be under way")
+    flush_relay_of(match.pk)
+    ended = finished([match.pk], timeout=240)[match.pk]
+    seat = remote_seat(ended)
+    assert (ended.status, seat.verdict) == ("finished", "ok"), (seat.code, seat.detail, connect.output())
+    assert ended.attempts >= 2  # the attempt the relay lost was aborted, never scored
+
+
+def test_the_web_tiers_database_away_mid_match_is_never_the_remote_bots_loss(site, remote_bot, connects, tmp_path,
+                                                                            monkeypatch):
+    """The web process loses PostgreSQL for longer than the grace while the worker keeps its own: the open
+    connection goes on serving its seat from the relay, and a new connection is told to try again."""
+    from django.db import OperationalError
+
+    from bots import remote as remote_bots
+    from matches import relay_socket
+    from matches.models import Match
+
+    away = threading.Event()
+    reached = threading.Event()
+    real_db = relay_socket.db
+
+    async def db(function, *args, **kwargs):
+        if away.is_set():
+            reached.set()
+            raise OperationalError("the web tier's database is away (a test)")
+        return await real_db(function, *args, **kwargs)
+
+    monkeypatch.setattr(relay_socket, "db", db)
+    monkeypatch.setattr(remote_bots, "HEARTBEAT_SECONDS", 6)
+    bot, token = remote_bot
+    connect = connects(site, bot.name, token, slow_bot(tmp_path, 0.3), tmp_path)
+    wait_for(lambda: version_status(bot) == "ready", 120, "validation")
+    match = ladder_match(bot)[0]
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 2, 60,
+             "the match to be under way")
+    away.set()
+    wait_for(reached.is_set, 30, "the connection's heartbeat to meet the outage")
+    time.sleep(8)  # longer than the grace (6 s): a connection that closed now could not come back in time
+    away.clear()
+    ended = finished([match.pk], timeout=240)[match.pk]
+    seat = remote_seat(ended)
+    assert (ended.status, seat.verdict) == ("finished", "ok"), (seat.code, seat.detail, connect.output())
+
+
 def test_a_flood_of_lines_is_cut_off_as_for_a_sandboxed_bot(site, remote_bot, connects, tmp_path):
     bot, token = remote_bot
     connects(site, bot.name, token, slow_bot(tmp_path, 0.0, flood=50), tmp_path)
@@ -311,12 +335,12 @@ def close_of(url: str, token: str) -> tuple[int, str]:
 
 
 def answers_of(match_id: int) -> int:
-    from matches import live
+    from matches import relay
     from matches.models import Match
 
     match = Match.objects.get(pk=match_id)
     seat = remote_seat(match).seat
-    return int(live.client().get(live.key(live.live_id(match), "seat", seat, "answers")) or 0)
+    return int(relay.client().get(relay.key(relay.attempt_name(match), "seat", seat, "answers")) or 0)
 
 
 @pytest.fixture

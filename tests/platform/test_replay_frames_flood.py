@@ -45,12 +45,15 @@ def redis_cache(settings):
 def played(house_bots):
     from bots.actions import house_version
     from matches import actions
-    from matches.tasks import play_match
+    from play.tasks import play_match
 
-    match = actions.create_duplicate_set(kind="ladder", preset="bura", ranked=True,
-                                         versions=[house_version("bura", "greedy"), house_version("bura", "random")],
-                                         overrides={"match": "deals:2"})[0]
-    assert play_match(match.pk) == "finished"
+    rotations = actions.create_duplicate_set(kind="ladder", preset="bura", ranked=True,
+                                             versions=[house_version("bura", "greedy"),
+                                                       house_version("bura", "random")],
+                                             overrides={"match": "deals:2"})
+    for rotation in rotations:  # every match of the deal ends: its frames are no longer embargoed
+        assert play_match(rotation.pk) == "finished"
+    match = rotations[0]
     match.refresh_from_db()
     return match
 
@@ -220,3 +223,29 @@ def test_a_damaged_stored_chunk_is_computed_again(long_replay, caplog):
     assert orjson.loads(first) == replay_frames.frames(long_replay, 0, 150, 20)
     assert len(computations(caplog)) == 2
     assert any("does not match its manifest" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_waiting_for_anothers_computation_holds_no_database_connection(monkeypatch):
+    """Under the web process's bounded pool, a wait of up to LOCK_SECONDS must not keep a connection."""
+    from django.core.cache import cache
+    from django.db import connection
+
+    from bots.models import Bot
+
+    sha, view = uuid.uuid4().hex, "all"
+    lock = f"frames-lock:{frames_store.FORMAT}:{sha}:{view}"
+    assert cache.add(lock, "another process", 60)
+    Bot.objects.exists()  # the request has used the database: its connection is open
+    held = []
+
+    def store_and_look(seconds):
+        held.append(connection.connection is not None)
+        frames_store._compute_and_store(sha, view, lambda: (1, {"steps": 1}, [{"step": 0}]))
+
+    monkeypatch.setattr(frames_store.time, "sleep", store_and_look)
+    try:
+        frames_store.stored_view(sha, view, lambda: (1, {"steps": 1}, [{"step": 0}]))
+    finally:
+        cache.delete(lock)
+    assert held == [False]

@@ -12,7 +12,7 @@ from kombu import Connection
 
 from matches import actions
 from matches.models import Match
-from matches.tasks import broker_waiting
+from play.tasks import broker_waiting
 from tests.platform.workers import REDIS_URL, flush_broker, publish_to_redis
 
 

@@ -11,7 +11,7 @@ import pytest
 from bots.actions import house_version
 from matches import actions
 from matches.models import Match
-from matches.tasks import play_match
+from play.tasks import play_match
 from web.outcomes import headline, number
 
 

@@ -2,7 +2,7 @@
 
 from bots.models import BotVersion
 from matches.models import Match
-from matches.tasks import play_match
+from play.tasks import play_match
 from tests.platform.conftest import python_bot
 
 

@@ -1,6 +1,7 @@
 """The soak (bench/soak.py): its short form on real processes under every fault for two and a half minutes,
-and its invariant checks against rows that break each invariant on purpose (a harness that sees nothing proves
-nothing). The long form is bench/soak.py itself: 30 minutes by default."""
+remote bots and people at live tables among the load, and its invariant checks against rows that break each
+invariant on purpose (a harness that sees nothing proves nothing). The long form is bench/soak.py itself: 30
+minutes by default."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -17,11 +19,17 @@ from django.db import connection
 from django.utils import timezone
 
 REPO = Path(__file__).resolve().parents[2]
-FAULTS = {"worker-kill", "flushdb", "db-cut", "beat-kill", "two-beats"}
-# A Redis database of its own: the soak flushes it (and refuses one that another soak is using).
+FAULTS = {"worker-kill", "flushdb", "db-cut", "beat-kill", "two-beats", "relay-flush", "web-db-outage"}
+# Redis databases of its own, the broker's and the live relay's: the soak flushes them (and refuses one that
+# another soak is using).
 REDIS = os.environ.get("KOZYR_TEST_SOAK_REDIS", "redis://127.0.0.1:6379/13")
+RELAY_REDIS = os.environ.get("KOZYR_TEST_SOAK_RELAY_REDIS", "redis://127.0.0.1:6379/12")
 RESULT = {"seats": [{"seat": 0, "verdict": "ok"}, {"seat": 1, "verdict": "ok"}], "ranks": [1, 2], "points": [0, 12],
           "points_kind": "penalty", "teams": [[0], [1]], "ended_by": "rules"}
+# Seat 0 forfeited: what a relay flush or the web's database outage made of a remote bot's seat before 714b825.
+FORFEIT = {**RESULT, "ranks": [2, 1], "points": [12, 0], "ended_by": "forfeit",
+           "seats": [{"seat": 0, "verdict": "timeout", "code": "disconnected", "detail": "no connection for 60 s"},
+                     {"seat": 1, "verdict": "ok"}]}
 
 
 @pytest.mark.slow
@@ -29,11 +37,15 @@ RESULT = {"seats": [{"seat": 0, "verdict": "ok"}, {"seat": 1, "verdict": "ok"}],
 def test_it_survives_every_fault_with_every_invariant_kept(tmp_path):
     report_file = tmp_path / "soak.json"
     done = subprocess.run([sys.executable, str(REPO / "bench" / "soak.py"), "--minutes", "2.5", "--redis", REDIS,
-                           "--json", str(report_file)], capture_output=True, text=True, timeout=280)
+                           "--relay-redis", RELAY_REDIS, "--json", str(report_file)],
+                          capture_output=True, text=True, timeout=280)
     assert report_file.exists(), done.stderr[-6000:]
     report = json.loads(report_file.read_text())
     assert {fault for fault, row in report["faults"].items() if row["injected"]} == FAULTS, done.stdout
     assert done.returncode == 0, done.stdout + done.stderr[-4000:]
+    # the real-time edge was among the load: remote bots validated over their connections, people played
+    assert set(report["figures"]["remote versions"].values()) == {"ready"}, done.stdout
+    assert report["figures"]["casual matches finished"] >= 1, done.stdout
 
 
 def soak_module():
@@ -56,22 +68,45 @@ def violations(db, house_bots):
         checker.violations(connection.connection)
         return {name: list(found.values()) for name, found in checker.findings.seen.items() if found}
 
+    check.checker = checker
     return check
 
 
-def ranked_match(kind: str = "ladder"):
+def ranked_match(kind: str = "ladder", first=None):
     from bots.actions import house_version
     from matches import actions
 
     return actions.create_match(kind=kind, preset="bura", ranked=kind == "ladder",
-                                seat_versions=[house_version("bura", "random"), house_version("bura", "greedy")])
+                                seat_versions=[first or house_version("bura", "random"),
+                                               house_version("bura", "greedy")])
 
 
-def play(match, owner: str = "host:1:a") -> None:
+def play(match, owner: str = "host:1:a", result: dict = RESULT) -> None:
     from matches import actions
 
     assert actions.claim(match.pk, owner) is not None
-    assert actions.finish(match.pk, owner, RESULT, "", 0, {})
+    assert actions.finish(match.pk, owner, result, "", 0, {})
+
+
+def remote_version(user):
+    from bots.actions import do_create_bot
+    from bots.models import BotVersion
+    from bots.remote import do_make_remote_version
+
+    version, _ = do_make_remote_version(do_create_bot(user, game="bura", name="far-away", presets=["bura"]))
+    BotVersion.objects.filter(pk=version.pk).update(status="ready")
+    return version
+
+
+def casual_match(user):
+    from bots.people import person_version
+
+    return ranked_match("casual", person_version(user, "bura"))
+
+
+def a_fault_now(checker, fault: str = "relay-flush") -> None:
+    soak = soak_module()
+    checker.injections.append(soak.Injection(fault, 0.0, started=time.time() - 2, ended=time.time() - 1))
 
 
 def test_its_checks_find_nothing_wrong_with_a_match_played_once(violations):
@@ -118,3 +153,69 @@ def test_its_checks_see_a_stuck_lease_a_forgotten_queued_match_and_a_validation_
     assert len(found["queued"]) == 1
     assert f"challenge match {forgotten.pk} queued for 3600 s" in found["queued"][0]
     assert f"version {version.pk} is pending while its validation match" in found["validation"][0]
+
+
+def test_its_checks_see_a_remote_seat_lost_to_a_fault_and_a_casual_match_that_failed(violations, alice):
+    from matches.models import Match
+
+    a_fault_now(violations.checker)
+    lost = ranked_match(first=remote_version(alice))
+    play(lost, result=FORFEIT)
+    failed = casual_match(alice)
+    Match.objects.filter(pk=failed.pk).update(status="failed", failure="attempt 3: the worker died")
+    found = violations()
+    assert set(found) == {"edge-seats", "casual"}
+    assert found["edge-seats"] == [f"ladder match {lost.pk}: seat 0 (far-away) scored timeout/disconnected during "
+                                   f"relay-flush: no connection for 60 s"]
+    assert found["casual"] == [f"casual match {failed.pk} ended failed: attempt 3: the worker died"]
+
+
+def test_its_checks_accept_a_forfeit_far_from_every_fault_but_count_it(violations, alice):
+    lost = ranked_match(first=remote_version(alice))
+    play(lost, result=FORFEIT)
+    assert violations() == {}  # no fault: the remote bot's own doing, as far as the soak can tell
+    assert list(violations.checker.edge_forfeits) == [f"{lost.pk}:0"]
+
+
+def test_its_checks_count_a_persons_casual_match_once_and_accept_an_aborted_one(violations, alice):
+    from matches import actions
+    from ratings.models import Rating
+
+    a_fault_now(violations.checker, "worker-kill")
+    play(casual_match(alice))
+    aborted = casual_match(alice)
+    assert actions.claim(aborted.pk, "host:4:d") is not None
+    assert actions.release(aborted.pk, "host:4:d", "attempt 1: the worker host:4:d stopped renewing its lease")
+    assert Rating.objects.get(bot__name="@alice", preset="bura").games == 1
+    assert violations() == {}
+    violations.checker.final = True  # after the site stopped, nothing may still wait to be played
+    left = casual_match(alice)
+    assert violations() == {"casual": [f"casual match {left.pk} is still queued"]}
+
+
+def test_its_checks_see_a_persons_rating_counted_twice(violations, alice):
+    from ratings.models import Rating
+
+    play(casual_match(alice))
+    Rating.objects.filter(bot__name="@alice", preset="bura").update(games=2, wins=2)
+    found = violations()
+    assert set(found) == {"ratings-once"}
+    assert "2 games counted" in found["ratings-once"][0] and "1 finished ranked matches" in found["ratings-once"][0]
+
+
+def test_its_checks_expect_5xx_while_the_webs_database_is_away_but_not_long_after_it_came_back():
+    soak = soak_module()
+    checker = soak.Soak(soak.parse_args(["--minutes", "1", "--web-db-settle", "10"]))
+    cut = time.time() - 100
+    checker.web_db_away.append([cut, cut + 35])
+    assert not checker.outage_5xx(cut - 30, "http", "reader GET / -> 500")  # before the outage: a plain 5xx
+    assert checker.outage_5xx(cut + 20, "http", "reader GET / -> 500")
+    assert checker.outage_5xx(cut + 44, "http", "reader GET / -> 500")  # within the settle
+    assert checker.findings.failed() == []
+    assert checker.outage_5xx(cut + 63, "http", "person GET /play/7/lines/ -> 500")
+    assert checker.outage_5xx(cut + 70, "web access log", '127.0.0.1:1 - "GET /bots/ HTTP/1.1" 500')
+    assert checker.findings.failed() == ["web-back"]
+    assert list(checker.findings.seen["web-back"].values()) == [
+        "2 5xx (http and logs) up to 35 s after the web's database came back (settle 10 s); the first: person GET "
+        "/play/7/lines/ -> 500"]
+    assert not checker.outage_5xx(cut + 35 + soak.WEB_BACK_S + 1, "http", "reader GET / -> 500")

@@ -35,7 +35,7 @@ def validate(settings):
     settings.LEASE_SECONDS = 3600
 
     def run(version: BotVersion) -> BotVersion:
-        from matches.tasks import play_match
+        from play.tasks import play_match
 
         assert play_match(version.validation_match_id) == "finished"
         version.refresh_from_db()
@@ -82,7 +82,7 @@ def test_a_source_kit_is_built_and_validated_in_the_container_backend(language, 
 def test_another_worker_unpacks_the_stored_build_instead_of_compiling(alice, bura_bot, upload, validate, settings,
                                                                      tmp_path, monkeypatch):
     from arena import builds
-    from matches.play import staged_version
+    from play.match import staged_version
 
     assert upload(alice, BOT, "bot.zip", kit_zip("bura", "cpp")).status_code == 201
     version = validate(BotVersion.objects.get(bot=bura_bot, number=1))

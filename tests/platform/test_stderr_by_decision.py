@@ -9,7 +9,7 @@ from bots.actions import house_version
 from bots.models import BotVersion
 from matches import actions
 from matches.models import Seat
-from matches.tasks import play_match
+from play.tasks import play_match
 from tests.platform.conftest import zip_of
 
 BOTS = Path(__file__).parent / "bots"

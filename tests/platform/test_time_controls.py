@@ -18,8 +18,6 @@ from bots.actions import house_version
 from bots.models import BotVersion
 from matches import actions
 from matches.models import Match
-from matches.play import job_for
-from matches.tasks import DATABASE_RETRY_SECONDS, play_match
 from matches.time_controls import (
     BOUNDS,
     WORKER_OVERHEAD_S,
@@ -28,6 +26,8 @@ from matches.time_controls import (
     match_ceiling_seconds,
     worst_case_seconds,
 )
+from play.match import job_for
+from play.tasks import DATABASE_RETRY_SECONDS, play_match
 from tournaments.models import Tournament
 
 BOTS = Path(__file__).parent / "bots"

@@ -11,7 +11,7 @@ from django.utils import timezone
 from bots.actions import do_create_bot, house_version
 from bots.models import Bot, BotVersion
 from matches.models import Match
-from matches.tasks import play_match
+from play.tasks import play_match
 from tournaments import lifecycle, queries
 from tournaments.models import Pairing, Tournament, Trophy, VersionTest
 from tournaments.versiontests import do_start_test
@@ -226,7 +226,7 @@ def test_it_matches_the_format_to_the_number_of_sides(alice, as_user, house_bots
 
 
 def test_a_tournament_sets_how_far_behind_its_matches_are_shown_live(alice, as_user, field, settings):
-    from matches import live
+    from matches import relay
     from web.live_views import delay_of
 
     settings.LIVE_DELAY_SECONDS = 3
@@ -242,7 +242,7 @@ def test_a_tournament_sets_how_far_behind_its_matches_are_shown_live(alice, as_u
     assert delay_of(matches[0]) == 30
     first = matches[0]
     Match.objects.filter(pk=first.pk).update(status="running")
-    live.start_match(live.live_id(first), [0, 1])
-    live.publish_action(live.live_id(first), 0, {"type": "lead", "cards": ["AS"]})  # just played: not shown yet
-    body = as_user(alice).get(f"/matches/{first.pk}/live/?seat=all").json()
+    relay.start_match(relay.attempt_name(first), [0, 1])
+    relay.publish_action(relay.attempt_name(first), 0, {"type": "lead", "cards": ["AS"]})  # just played: not shown yet
+    body = as_user(alice).get(f"/matches/{first.pk}/live/").json()  # the public view
     assert body["live"]["delay"] == 30 and body["steps"] == 0 and body["live"]["waiting"] == 1

@@ -60,8 +60,8 @@ def workers(tmp_path, settings, monkeypatch):
 def ready_slow_version(owner, bot, delay: float) -> BotVersion:
     """A validated version that waits ``delay`` seconds per decision (validated in-process, quickly)."""
     from bots.upload import check_upload
-    from matches.tasks import play_match
     from matches.validation import do_upload_version
+    from play.tasks import play_match
 
     data = zip_of({"main.py": (BOTS / "first_legal.py").read_bytes(), "delay": str(delay).encode()})
     version = do_upload_version(bot, check_upload("slow.zip", data))

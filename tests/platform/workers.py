@@ -53,11 +53,15 @@ def publish_to_redis(match_id: int, queue: str, retry: bool = False) -> None:
 
 
 class Worker:
-    def __init__(self, name: str, env: dict[str, str], log: Path):
+    """A worker process: by default the site's every queue in one prefork process, as a one-process site runs;
+    ``queues``, ``pool`` and ``concurrency`` as a production site splits them (deploy/supervisord.conf)."""
+
+    def __init__(self, name: str, env: dict[str, str], log: Path, *, queues: str = QUEUES, pool: str = "prefork",
+                 concurrency: int = 1):
         self.name, self.log_path = name, log
         self.log = open(log, "wb")  # noqa: SIM115  (the worker writes to it until stop())
-        command = [str(REPO / ".venv" / "bin" / "celery"), "-A", "config", "worker", "--queues", QUEUES,
-                   "--concurrency", "1", "--pool", "prefork", "--hostname", f"{name}@%h", "--loglevel", "INFO",
+        command = [str(REPO / ".venv" / "bin" / "celery"), "-A", "config", "worker", "--queues", queues,
+                   "--concurrency", str(concurrency), "--pool", pool, "--hostname", f"{name}@%h", "--loglevel", "INFO",
                    "--without-heartbeat", "--without-mingle", "--without-gossip"]
         self.proc = subprocess.Popen(command, cwd=REPO / "platform", env=env, stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)

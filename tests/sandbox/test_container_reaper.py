@@ -7,7 +7,11 @@ import os
 import signal
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
+
+import pytest
 
 from sandbox import Limits, start
 from sandbox.backends import container_engine, container_reaper
@@ -68,3 +72,72 @@ def test_the_next_start_removes_what_a_killed_worker_left_and_spares_a_live_one(
     finally:
         run = finish(live, read_until(live, seconds=0.1), grace=0)
     assert run.report.outcome == "ok" and run.report.killed_at_finish
+
+
+def labelled(engine, *, site: str, worker: str = "", owner: str = "another-host:1:1", start: bool) -> str:
+    """A bot container as docker.py labels one, started (`run -d`) or only created (its worker killed between
+    the engine's create and start); its name."""
+    name = f"kozyr-bot-reaper-test-{uuid.uuid4().hex[:12]}"
+    labels = {container_reaper.LABEL: "1", container_reaper.SITE_LABEL: site, container_reaper.OWNER_LABEL: owner,
+              container_reaper.DEADLINE_LABEL: str(int(time.time()) + 3600), container_reaper.WORKER_LABEL: worker}
+    runtime = ["--runtime", engine.runtime] if engine.runtime else []
+    argv = engine.command("run", "--detach", "--name", name, "--pull", "never", "--network", "none", *runtime,
+                          "--ulimit", "nofile=64:64", "--ulimit", "nproc=4096:4096",
+                          *(arg for key, value in labels.items() for arg in ("--label", f"{key}={value}")),
+                          container_engine.image(), "python3", "-c", "import time; time.sleep(600)")
+    if not start:
+        argv[argv.index("run") : argv.index("run") + 2] = ["create"]
+    subprocess.run(argv, capture_output=True, text=True, check=True)
+    return name
+
+
+def remove(engine, *names: str) -> None:
+    for name in names:  # one at a time: a name already reaped fails the whole command under Podman 4.3
+        subprocess.run(engine.command(*engine.remove_now(name)), capture_output=True, check=False)
+
+
+@pytest.fixture
+def own_site(monkeypatch) -> str:
+    """A site of this test's own: its reaper, with its clock moved on, touches no other run's containers."""
+    site = f"reaper-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("KOZYR_SITE_ID", site)
+    return site
+
+
+def test_never_started_containers_are_reaped_after_the_grace_and_only_of_this_site(container_image, own_site):
+    engine, _ = container_engine.find_engine()
+    ours, theirs = container_engine.site_id(), f"another-site-{uuid.uuid4().hex[:8]}"
+    names = {site: labelled(engine, site=site, start=False) for site in (ours, theirs)}
+    try:
+        assert containers(engine, *names.values()) == dict.fromkeys(names.values(), "stopped")
+        # Just created: a live worker's `run` may be about to start it.
+        assert container_reaper.reap_orphans() == []
+        later = time.time() + container_reaper.NEVER_STARTED_GRACE_SECONDS + 5
+        assert len(container_reaper.reap_orphans(now=later)) == 1
+        assert containers(engine, *names.values()) == {names[theirs]: "stopped"}, "another site's was reaped"
+        # That site's own reaper removes it.
+        assert len(container_reaper.reap_orphans(now=later, site=theirs)) == 1
+        assert containers(engine, names[theirs]) == {}
+    finally:
+        remove(engine, *names.values())
+
+
+def test_bots_of_a_worker_container_the_engine_no_longer_runs_are_reaped_by_any_worker(container_image, own_site):
+    # The worker container of another host name (a second worker host, a scaled-down worker): its bots run
+    # while it does, and are reaped once it is stopped, by a worker of the site that is not its host.
+    engine, _ = container_engine.find_engine()
+    site = container_engine.site_id()
+    worker = labelled(engine, site=f"worker-of-{site}", start=True)  # stands for the worker's own container
+    worker_id = subprocess.run(engine.command("inspect", "--format", "{{.Id}}", worker), capture_output=True,
+                               text=True, check=True).stdout.strip()  # fmt: skip
+    bot = labelled(engine, site=site, worker=worker_id, start=True)
+    try:
+        wait_until(lambda: containers(engine, bot, worker) == {bot: "running", worker: "running"}, 60,
+                   "the worker container and its bot to run")  # fmt: skip
+        assert container_reaper.reap_orphans() == []
+        assert containers(engine, bot) == {bot: "running"}, "a running worker's bot was reaped"
+        subprocess.run(engine.command("stop", "--time", "0", worker), capture_output=True, check=True)
+        assert len(container_reaper.reap_orphans()) == 1
+        assert containers(engine, bot) == {}, "the stopped worker's bot is still there"
+    finally:
+        remove(engine, bot, worker)

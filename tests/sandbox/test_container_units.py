@@ -7,11 +7,12 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, SandboxError, leftovers, start
+from sandbox import Limits, SandboxError, identity, leftovers, start
 from sandbox.backends import container_engine, container_reaper
 from sandbox.backends import docker as docker_backend
 from sandbox.backends.container_engine import Engine
@@ -26,14 +27,15 @@ def command_line(engine: Engine, tmp_path) -> list[str]:
     limits = Limits(memory_mb=128, processes=16, tmp_mb=8, cpus=0.5, open_files=32, file_size_mb=2, cpu_seconds=9.5)
     return docker_backend.run_command(["python3", "bot.py"], tmp_path, limits, name="kozyr-bot-x",
                                       deadline=1700000000, env={"PATH": "/usr/bin"}, image_name="img:1",
-                                      engine=engine, owner="host:1:2")  # fmt: skip
+                                      engine=engine, owner="host:1:2", site="site-a", worker="c0ffee")  # fmt: skip
 
 
 def test_the_docker_command_line_is_exactly_the_isolated_one(tmp_path):
     assert command_line(DOCKER, tmp_path) == [
         "docker", "run", "--name", "kozyr-bot-x", "--pull", "never",
         "--label", "kozyr.sandbox=1", "--label", "kozyr.sandbox.deadline=1700000000",
-        "--label", "kozyr.sandbox.owner=host:1:2",
+        "--label", "kozyr.sandbox.owner=host:1:2", "--label", "kozyr.sandbox.site=site-a",
+        "--label", "kozyr.sandbox.worker=c0ffee",
         "--mount", "type=bind,source=fifos,target=/run/kozyr-pipes,readonly",
         "--network", "none", "--ipc", "none", "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,size=8m",
         "--user", "65534:65534", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
@@ -62,39 +64,129 @@ def test_podman_gets_the_same_flags_plus_its_runtime_and_masks(tmp_path):
     assert "--init" not in podman and "--rm" not in podman  # finish() inspects, then removes
 
 
+ZERO = "0001-01-01T00:00:00Z"  # Go's zero time: what the engines record for "never"
+
+
+def record(ident: str, *, deadline: int = 10**10, owner: str = "otherhost:7:99", worker: str = "",
+           created: str = "2026-12-06T10:00:00.5Z", started: str = ZERO, finished: str = ZERO,
+           running: bool = False) -> dict:  # fmt: skip
+    """A container as `inspect` shows it (the fields both engines share)."""
+    labels = {"kozyr.sandbox": "1", "kozyr.sandbox.site": "site-a", "kozyr.sandbox.deadline": str(deadline),
+              "kozyr.sandbox.owner": owner, "kozyr.sandbox.worker": worker}
+    return {"Id": ident, "Created": created, "Config": {"Labels": labels},
+            "State": {"Status": "running" if running else ("exited" if finished != ZERO else "created"),
+                      "Running": running, "StartedAt": started, "FinishedAt": finished}}  # fmt: skip
+
+
+def reaper_engine(containers: list[dict], running: tuple[str, ...] = ()):
+    """The engine's CLI as the reaper calls it: `ps` of the site's containers, `inspect` of them, `ps` of the
+    running ones (worker containers); records every call."""
+    calls: list[list[str]] = []
+
+    def runner(argv, **kwargs):
+        calls.append(argv)
+        if "inspect" in argv:
+            wanted = argv[argv.index("container") + 1:]
+            out = json.dumps([c for c in containers if c["Id"] in wanted])
+        elif "rm" in argv:
+            out = ""
+        elif "status=running" in argv:
+            out = "".join(f"{ident}\n" for ident in running)
+        else:
+            out = "".join(f"{c['Id']}\n" for c in containers)
+        return subprocess.CompletedProcess(argv, 0, stdout=out, stderr="")
+
+    runner.calls = calls  # type: ignore[attr-defined]
+    return runner
+
+
+NOW = 1765015200.0  # 2025-12-06T10:00:00Z
+
+
+def test_the_reaper_lists_only_its_own_sites_containers():
+    runner = reaper_engine([])
+    assert container_reaper.reap_orphans(runner, engine=DOCKER, now=NOW, site="site-a") == []
+    assert runner.calls == [["docker", "ps", "--all", "--quiet", "--no-trunc", "--filter", "label=kozyr.sandbox=1",
+                             "--filter", "label=kozyr.sandbox.site=site-a"]]  # fmt: skip
+
+
 def test_the_reaper_removes_containers_past_their_deadline_or_of_a_dead_worker_of_this_host():
-    alive, elsewhere = container_reaper.owner_token(), "another-host:1:1"
+    alive = container_reaper.owner_token()
     dead = f"{container_reaper.socket.gethostname()}:{os.getpid()}:0"  # this pid, but not this start time
-    runner = FakeRunner({"ps": f"aaa 100 {alive}\nbbb 300 {alive}\nccc notanumber {elsewhere}\nddd\n"
-                               f"eee 300 {dead}\nfff 300 {elsewhere}\nggg 300 <no value>\n"})
-    assert container_reaper.reap_orphans(runner, engine=DOCKER, now=200) == ["aaa", "eee"]
-    assert runner.calls[0][:4] == ["docker", "ps", "--all", "--no-trunc"]
-    assert "label=kozyr.sandbox=1" in runner.calls[0]
-    assert runner.calls[0][-1] == '{{.ID}} {{.Label "kozyr.sandbox.deadline"}} {{.Label "kozyr.sandbox.owner"}}'
-    assert runner.calls[1] == ["docker", "rm", "--force", "aaa", "eee"]
-    quiet = FakeRunner({"ps": ""})
-    assert container_reaper.reap_orphans(quiet, engine=DOCKER, now=200) == []
-    assert len(quiet.calls) == 1
+    running = {"started": "2025-12-06T09:59:00Z", "running": True, "created": "2025-12-06T09:59:00Z"}
+    containers = [record("aaa", deadline=int(NOW) - 1, owner=alive, **running),
+                  record("bbb", owner=alive, **running), record("ccc", deadline=0, owner="another-host:1:1", **running),
+                  record("ddd", owner=dead, **running), record("eee", owner="another-host:1:1", **running),
+                  record("fff", owner="<no value>", **running)]  # fmt: skip
+    runner = reaper_engine(containers)
+    assert container_reaper.reap_orphans(runner, engine=DOCKER, now=NOW, site="site-a") == ["aaa", "ccc", "ddd"]
+    assert runner.calls[1] == ["docker", "inspect", "--type", "container", "aaa", "bbb", "ccc", "ddd", "eee", "fff"]
+    # one call each: Podman 4.3 removes none of a list once one of them is gone
+    assert runner.calls[-3:] == [["docker", "rm", "--force", ident] for ident in ("aaa", "ccc", "ddd")]
+    podman = reaper_engine(containers[:1])
+    assert container_reaper.reap_orphans(podman, engine=PODMAN, now=NOW, site="site-a") == ["aaa"]
+    assert podman.calls[-1] == ["/usr/bin/podman", "--storage-driver", "overlay", "rm", "--force", "--time", "0", "aaa"]
 
 
-def test_the_reaper_reads_podmans_labels_through_its_own_template():
-    runner = FakeRunner({"--storage-driver": "aaa|100|host:1:2|-62135596800|Up 3 seconds ago\n"})
-    assert container_reaper.reap_orphans(runner, engine=PODMAN, now=200) == ["aaa"]
-    assert runner.calls[0][-1] == ('{{.ID}}|{{index .Labels "kozyr.sandbox.deadline"}}|'
-                                   '{{index .Labels "kozyr.sandbox.owner"}}|{{.ExitedAt}}|{{.State}}')
-    assert runner.calls[1] == ["/usr/bin/podman", "--storage-driver", "overlay", "rm", "--force", "--time", "0", "aaa"]
+def test_containers_exited_or_never_started_long_ago_are_reaped_whoever_started_them():
+    # A worker removes its bot's container within seconds of its exit, and its `run` starts one within seconds
+    # of creating it: one left for minutes lost its worker (on another host, or killed between create and
+    # start), whatever its deadline says.
+    def at(seconds_ago: float) -> str:
+        return datetime.fromtimestamp(NOW - seconds_ago, UTC).strftime("%Y-%m-%dT%H:%M:%S.123456789Z")
+
+    exited, never = container_reaper.EXITED_GRACE_SECONDS, container_reaper.NEVER_STARTED_GRACE_SECONDS
+    containers = [record("old", started=at(900), finished=at(exited + 1)),
+                  record("recent", started=at(900), finished=at(5)),
+                  record("running", started=at(900), running=True, created=at(900)),
+                  record("stuck", created=at(never + 1)),  # Created, never started: its worker died in between
+                  record("starting", created=at(never - 5)),  # a live worker's `run`, about to start it
+                  record("podman-offset", created=datetime.fromtimestamp(NOW - never - 60, UTC)
+                         .astimezone(timezone(timedelta(hours=-5))).isoformat())]  # fmt: skip
+    for engine in (DOCKER, PODMAN):
+        runner = reaper_engine(containers)
+        reaped = container_reaper.reap_orphans(runner, engine=engine, now=NOW, site="site-a")
+        assert reaped == ["old", "stuck", "podman-offset"]
 
 
-def test_podman_bot_containers_exited_long_ago_are_reaped_whoever_started_them():
-    # A worker removes its bot's container within seconds of its exit; one left for minutes lost its worker
-    # (on another host, or a container that cannot see that process), whatever its deadline says.
-    far = 10**10
-    listing = (f"old|{far}|otherhost:7:99|{1000 - container_reaper.EXITED_GRACE_SECONDS - 1}|Exited (0) 3 minutes ago\n"
-               f"recent|{far}|otherhost:7:99|{1000 - 5}|Exited (1) 5 seconds ago\n"
-               f"running|{far}|otherhost:7:99|-62135596800|Up 3 minutes ago\n"
-               f"created|{far}||-62135596800|Created\n")
-    runner = FakeRunner({"--storage-driver": listing})
-    assert container_reaper.reap_orphans(runner, engine=PODMAN, now=1000) == ["old"]
+def test_a_worker_containers_bots_are_reaped_once_the_engine_no_longer_runs_it():
+    # Every process of a stopped or removed worker container is gone: any live worker of the site reaps what
+    # it left, though its host name is not this one's and its bots still run.
+    bots = [record("of-live", worker="a" * 64, running=True, started="2025-12-06T09:59:00Z"),
+            record("of-stopped", worker="b" * 64, running=True, started="2025-12-06T09:59:00Z"),
+            record("of-removed", worker="c" * 64, running=True, started="2025-12-06T09:59:00Z"),
+            record("of-a-host", worker="", running=True, started="2025-12-06T09:59:00Z")]  # fmt: skip
+    runner = reaper_engine(bots, running=("a" * 64, "of-live", "of-stopped", "of-removed", "of-a-host"))
+    assert container_reaper.reap_orphans(runner, engine=DOCKER, now=NOW, site="site-a") == ["of-stopped",
+                                                                                             "of-removed"]
+
+
+def test_a_worker_knows_its_own_container_from_what_the_engine_mounts(tmp_path):
+    docker, podman = "d" * 64, "e" * 64
+    lines = {
+        "docker": f"612 600 253:0 /var/lib/docker/containers/{docker}/hostname /etc/hostname rw - ext4 /dev/vda rw",
+        "podman": f"700 690 0:25 /containers/storage/overlay-containers/{podman}/userdata/hosts /etc/hosts rw - "
+                  "tmpfs tmpfs rw",
+        "host": "22 27 0:21 / /proc rw,relatime - proc proc rw",
+    }  # fmt: skip
+    for kind, line in lines.items():
+        (tmp_path / kind).write_text(f"22 27 0:21 / /proc rw - proc proc rw\n{line}\n")
+    assert container_reaper.own_container(tmp_path / "docker") == docker
+    assert container_reaper.own_container(tmp_path / "podman") == podman
+    assert container_reaper.own_container(tmp_path / "host") == ""
+    assert container_reaper.own_container(tmp_path / "missing") == ""
+
+
+def test_a_malformed_site_id_is_refused_by_name(monkeypatch):
+    for bad in ("two words", "-leading", "x" * 64, "a,b", "site=1"):
+        monkeypatch.setenv("KOZYR_SITE_ID", bad)
+        with pytest.raises(SandboxError, match="KOZYR_SITE_ID must be"):
+            container_engine.site_id()
+        assert "KOZYR_SITE_ID" in container_engine.unavailable_reason()
+    monkeypatch.setenv("KOZYR_SITE_ID", "kozyr-prod.eu_1")
+    assert container_engine.site_id() == "kozyr-prod.eu_1"
+    monkeypatch.delenv("KOZYR_SITE_ID")
+    assert container_engine.site_id() == f"state-{identity.state_id()}"  # the workers of this state folder
 
 
 class FakeRunner:

@@ -92,7 +92,7 @@ def test_an_episode_against_builtins_is_the_arena_play_match():
     mirror = make_bot("bura", "greedy", 0, gym.aec.rules, derive_seed(seed, BOT_SEED_LABEL, 0))
     done = False
     while not done:
-        raw = info["raw_observation"]
+        raw = info["raw_observation"].to_dict()  # a compiled bot's act() takes exactly a dict
         wanted = mirror.act(raw, gym.aec.state.legal_actions(0))
         index = next(i for i, a in info["legal_actions"].items() if a == wanted)
         _observation, _reward, done, _, info = gym.step(index)

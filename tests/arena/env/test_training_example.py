@@ -60,3 +60,47 @@ def test_the_exported_bot_uses_only_the_standard_library_and_plays_a_full_match(
                               games=1, base_seed=5, duplicate=False, time_control=TimeControl(), sandbox="unsafe")
     result, _ = run_job(schedule.jobs[0])
     assert result["finished"] and all(s["verdict"] == "ok" for s in result["seats"])
+
+
+TRAIN_IN_A_PROCESS = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import train
+from arena import compiled
+weights, summary = train.train(None, max_episodes=int(sys.argv[2]), seed=3, log_every=0)
+print(json.dumps({"weights": [w.hex() for w in weights.tolist()], "episodes": summary["episodes"],
+                  "engines": compiled.status()["bura"]}))
+"""
+
+
+def _train_with(engines: str, episodes: int) -> dict:
+    import os
+
+    out = subprocess.run([sys.executable, "-c", TRAIN_IN_A_PROCESS, str(EXAMPLE), str(episodes)],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "KOZYR_ENGINES": engines})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_an_episode_budget_gives_the_same_weights_on_either_build():
+    from arena import compiled
+
+    if compiled.check("bura")[0] is None:
+        pytest.skip(f"no current compiled build of the bura engine here: {compiled.check('bura')[1]}")
+    python, built = _train_with("python", 150), _train_with("compiled", 150)
+    assert python["engines"].startswith("python") and built["engines"] == "compiled"
+    assert python["episodes"] == built["episodes"] == 150
+    assert python["weights"] == built["weights"]  # bit for bit
+
+
+def test_the_command_line_takes_an_episode_budget(tmp_path, capsys):
+    train.main(["--episodes", "40", "--eval-seeds", "2", "--out", str(tmp_path / "run")])
+    saved = json.loads((tmp_path / "run" / "bot" / "weights.json").read_text())
+    assert saved["training"]["episodes"] == 40
+    expected, _ = train.train(None, max_episodes=40, log_every=0)
+    assert saved["weights"] == [round(float(w), 6) for w in expected]
+    assert "training on 40 deals" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        train.main(["--episodes", "10", "--minutes", "1"])  # one budget or the other
+    with pytest.raises(ValueError, match="budget"):
+        train.train(None)

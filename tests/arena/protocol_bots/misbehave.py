@@ -9,7 +9,8 @@ input after reading the hello, then answers it and stays alive), close-stdout (c
 after the handshake and stays alive), close-stdin-at-request (reads its first request, then closes its
 input and stays alive without answering), steady-slow (answers every request legally after 0.4 s),
 stderr-flood (writes newlines to stderr without end at its first request), escape-keys (answers with
-an action holding terminal escape sequences in an unknown key and in its stderr).
+an action holding terminal escape sequences in an unknown key and in its stderr), burn (sleeps SLEEP_MS if
+given, then thinks BURN_MS of its own CPU time on every request, then answers legally).
 """
 
 import json
@@ -126,4 +127,9 @@ while True:
         time.sleep(0.5)
     if MODE == "steady-slow":
         time.sleep(0.4)
+    if MODE == "burn":  # thinks on the CPU for BURN_MS of its own CPU time, however long the host makes that take
+        time.sleep(int(os.environ.get("SLEEP_MS", "0")) / 1000)  # and first sleeps SLEEP_MS, if given: its own time
+        until = time.process_time() + int(os.environ["BURN_MS"]) / 1000
+        while time.process_time() < until:
+            pass
     send({"type": "action", "id": message["id"], "action": message["legal_actions"][0]})

@@ -11,7 +11,7 @@ from bots.actions import house_version
 from matches import actions
 from matches.models import Match
 from matches.reproduce import bot_arguments, reproduce_command
-from matches.tasks import play_match
+from play.tasks import play_match
 
 
 def _run(command: str, tmp_path) -> list[dict]:
@@ -52,10 +52,11 @@ def test_it_names_uploaded_bots_by_the_file_their_download_is_saved_as(house_bot
 
 
 def test_the_page_explains_the_bots_and_the_seed(client, house_bots):
-    match = actions.create_duplicate_set(kind="ladder", preset="bura", overrides={"match": "deals:1"},
-                                         versions=[house_version("bura", "greedy"), house_version("bura", "random")])[0]
-    assert play_match(match.pk) == "finished"
-    match.refresh_from_db()
+    made = actions.create_duplicate_set(kind="ladder", preset="bura", overrides={"match": "deals:1"},
+                                        versions=[house_version("bura", "greedy"), house_version("bura", "random")])
+    for rotation in made:  # the seed is shown once every match of the deal has ended
+        assert play_match(rotation.pk) == "finished"
+    match = Match.objects.get(pk=made[0].pk)
     html = client.get(f"/matches/{match.pk}/").content.decode()
     assert "plays exactly this match" in html and "not the rest of its duplicate set" in html
     assert f"<code>--seed {match.base_seed}</code> is the match's base seed" in html

@@ -1,0 +1,120 @@
+"""The batched environment (arena.env.vector): the matches SyncVectorEnv plays, in worker processes."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+
+from arena.env import KozyrGymEnv, Snapshot
+from arena.env.vector import KozyrVectorEnv, WorkerError
+
+RULES = {"bura": {"match": "deals:1"}, "kozel": {"target": "2"}, "burraco-2p": {"target": "300"}}
+
+
+def _sync(preset, n):
+    return gymnasium.vector.SyncVectorEnv([lambda: KozyrGymEnv(preset, "builtin:greedy", rules=RULES[preset])] * n)
+
+
+def _actions(rng, masks):
+    # A uniform legal index per match; 0 for a match that just ended (its next step starts the next match).
+    return np.argmax(rng.random(masks.shape) * masks, axis=1)
+
+
+@pytest.mark.parametrize(("preset", "workers"), [("bura", 2), ("bura", 0), ("kozel", 2), ("burraco-2p", 2)])
+def test_it_plays_what_gymnasiums_sync_vector_env_plays(preset, workers):
+    n = 5
+    batch = KozyrVectorEnv(preset, n, "builtin:greedy", rules=RULES[preset], workers=workers, infos=True)
+    sync = _sync(preset, n)
+    try:
+        observations, infos = batch.reset(seed=21)
+        expected, expected_infos = sync.reset(seed=21)
+        rng = np.random.default_rng(3)
+        ends = 0
+        for _ in range(120):
+            for key in ("observation", "action_mask"):
+                assert np.array_equal(observations[key], expected[key])
+            assert np.array_equal(batch.action_masks(), expected["action_mask"].astype(bool))
+            assert sorted(infos) == sorted(expected_infos)
+            for key in ("legal_actions", "raw_observation", "outcome"):
+                if key in expected_infos:
+                    assert np.array_equal(infos[f"_{key}"], expected_infos[f"_{key}"])
+                    assert list(infos[key]) == list(expected_infos[key])
+            actions = _actions(rng, expected["action_mask"])
+            observations, rewards, terminated, truncated, infos = batch.step(actions)
+            expected, expected_rewards, expected_terminated, _, expected_infos = sync.step(actions)
+            assert np.array_equal(rewards, expected_rewards) and np.array_equal(terminated, expected_terminated)
+            assert not truncated.any()
+            ends += int(terminated.sum())
+        assert ends >= n, "every match should have ended and started again at least once"
+    finally:
+        batch.close()
+        sync.close()
+
+
+def test_the_number_of_workers_does_not_change_the_matches():
+    rng = np.random.default_rng(5)
+    batches = [KozyrVectorEnv("bura", 6, "builtin:random", rules=RULES["bura"], workers=w) for w in (0, 1, 3)]
+    try:
+        firsts = [b.reset(seed=8)[0] for b in batches]
+        for _ in range(60):
+            for other in firsts[1:]:
+                assert np.array_equal(other["observation"], firsts[0]["observation"])
+            actions = _actions(rng, firsts[0]["action_mask"])
+            steps = [b.step(actions) for b in batches]
+            firsts = [s[0] for s in steps]
+            for other in steps[1:]:
+                assert np.array_equal(other[1], steps[0][1]) and np.array_equal(other[2], steps[0][2])
+    finally:
+        for b in batches:
+            b.close()
+
+
+def test_make_vec_builds_it_and_infos_are_off_unless_asked():
+    batch = gymnasium.make_vec("kozyr/bura-v0", num_envs=3, workers=0, rules={"match": "deals:1"})
+    assert isinstance(batch, KozyrVectorEnv)
+    observations, infos = batch.reset(seed=1)
+    assert observations["observation"].shape == (3, 345) and observations["action_mask"].shape == (3, 35)
+    assert infos == {}
+    batch.close()
+
+
+def test_misuse_is_refused_with_clear_errors():
+    with pytest.raises(ValueError, match="num_envs"):
+        KozyrVectorEnv("bura", 0)
+    with pytest.raises(ValueError, match="workers"):
+        KozyrVectorEnv("bura", 2, workers=3)
+    with pytest.raises(ValueError, match="opponent"):
+        KozyrVectorEnv("bura", 2, "greedy", workers=0)
+    batch = KozyrVectorEnv("bura", 2, "builtin:random", workers=1)
+    batch.reset(seed=1)
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        batch.step([0, 0, 0])
+    batch.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        batch.step([0, 0])
+
+
+def test_an_error_in_a_worker_names_its_cause():
+    forbidden = Snapshot(lambda observation: int(np.flatnonzero(observation["action_mask"] == 0)[0]))
+    batch = KozyrVectorEnv("bura", 2, forbidden, seat=1, workers=2)
+    try:
+        with pytest.raises(WorkerError, match="seat 0 chose"):
+            batch.reset(seed=2)
+    finally:
+        batch.close()
+    assert all(not p.is_alive() for p in batch._processes) and batch._pipes == []
+
+
+def test_only_environments_of_the_same_rules_share_encoder_tables():
+    from arena.env import raw_env
+
+    bura, other_bura, kozel = raw_env("bura"), raw_env("bura"), raw_env("kozel")
+    other_bura.share_tables(bura)
+    assert other_bura.encoder is bura.encoder
+    with pytest.raises(ValueError, match="same rules"):
+        kozel.share_tables(bura)
+    with pytest.raises(ValueError, match="same rules"):
+        raw_env("bura", rules={"match": "deals:1"}).share_tables(bura)
