@@ -51,6 +51,8 @@ RUN pip install . $EXTRA_PACKAGES && rm -rf build *.egg-info
 COPY manage.py ./
 COPY platform ./platform
 COPY docs ./docs
+# the bot author's toolkit: the site builds its wheel from arena/, sandbox/ and this (web/toolkit.py)
+COPY toolkit ./toolkit
 COPY deploy ./deploy
 
 # Static files are collected with the production storage (hashed, compressed names and a manifest), so the

@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,env]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,env,train]'
 	@# The Django apps import as top-level packages (platform/ is a folder on sys.path, not a package), for
 	@# every tool the virtualenv runs: lint-imports, mypy, pytest, celery.
 	$(BIN)/python -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'kozyr-platform.pth').write_text('$(CURDIR)/platform\\n')"
@@ -99,6 +99,9 @@ bench: $(STAMP) $(ENGINES) system-deps
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/strength.py
+	$(BIN)/python bench/strength.py --table
+	$(BIN)/python bench/analysis.py
+	$(BIN)/python bench/fair_share.py --seconds 120
 	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/runner.py
 	$(BIN)/python bench/isolation.py
@@ -115,9 +118,13 @@ bench: $(STAMP) $(ENGINES) system-deps
 	$(BIN)/python bench/openspiel_clone.py
 	$(BIN)/python bench/remote_latency.py --decisions 300 --idle 100
 
-# The learning example (examples/training/): two CPU minutes from scratch, then an uploadable bot in out/.
+# The learning examples (examples/training/): two CPU minutes from scratch, then an uploadable bot in out/;
+# then MaskablePPO (Stable-Baselines3-contrib, CPU torch) against greedy and itself, about 30 CPU minutes;
+# then the CleanRL-style PPO (plain torch) against greedy and a pool of its past selves, about 7 CPU minutes.
 train: $(STAMP) $(ENGINES)
 	$(BIN)/python examples/training/train.py --minutes 2 --eval-seeds 300 --out out/bura-learner
+	$(BIN)/python examples/training/maskable_ppo.py --timesteps 2000000 --opponents builtin:greedy,self --out out/bura-ppo
+	$(BIN)/python examples/training/cleanrl_ppo.py --episodes 150000 --out out/bura-cleanrl
 
 clean:
 	rm -rf $(VENV) .pytest_cache .coverage .hypothesis build *.egg-info

@@ -67,7 +67,7 @@ def run_stack(stack: str, matches: int, delay: int, think: float) -> dict:
             broker.wait(timeout=30)
 
 
-def follow(client, match_id: int, seat: int, played_at: dict[int, float], lags: list[float], stop) -> None:
+def follow(client, match_id: int, seat: str, played_at: dict[int, float], lags: list[float], stop) -> None:
     """A spectator: the live view once a second; each newly shown step's lag behind its being played."""
     shown = 0
     while not stop.is_set():
@@ -95,7 +95,7 @@ def measure(stack: str, matches: int, delay: int, think: float) -> dict:
     from django.test import Client
 
     from accounts.models import User
-    from matches import live
+    from matches import relay
     from matches.models import Match
 
     user = User.objects.create_user("bench-person", password="a-long-password-1")
@@ -108,12 +108,14 @@ def measure(stack: str, matches: int, delay: int, think: float) -> dict:
     for _ in range(matches):
         answer = person.post("/play/", {"opponent": "greedy-bura", "preset": "bura"})
         match_id = int(answer["Location"].strip("/").split("/")[-1])
-        match = Match.objects.get(pk=match_id)
-        name = live.live_id(match)
-        seat = next(s.seat for s in match.seats.select_related("version__bot") if s.version.bot.is_person)
+        # The relay's name for the match is its attempt's: known once a worker has claimed it.
+        match = wait(lambda match_id=match_id: Match.objects.filter(pk=match_id, attempts__gte=1).first(), 60,
+                     "a worker to claim the match")
+        name = relay.attempt_name(match)
         played_at: dict[int, float] = {}
         stop = threading.Event()
-        spectator = threading.Thread(target=follow, args=(Client(), match_id, seat, played_at, lags, stop))
+        # a spectator sees the public view: the person's own seat is the person's alone
+        spectator = threading.Thread(target=follow, args=(Client(), match_id, "public", played_at, lags, stop))
         spectator.start()
         after = 0
         deadline = time.monotonic() + 600
@@ -124,18 +126,18 @@ def measure(stack: str, matches: int, delay: int, think: float) -> dict:
                 if message["type"] == "hello":
                     person.post(f"/play/{match_id}/answer/", b'{"type":"ready"}', content_type="application/json")
                 elif message["type"] == "request":
-                    known = len(live.actions(name))
+                    known = len(relay.actions(name))
                     action = rng.choice(message["legal_actions"])
                     time.sleep(think)  # a person looks at the cards first; the spectator has moves to see
                     sent = time.time()
                     person.post(f"/play/{match_id}/answer/", json.dumps(
                         {"type": "action", "id": message["id"], "action": action}), content_type="application/json")
-                    relayed = wait(lambda name=name, known=known: live.actions(name)[known:] or None, 30,
+                    relayed = wait(lambda name=name, known=known: relay.actions(name)[known:] or None, 30,
                                    "the referee to apply the move")
                     to_referee.append(relayed[0]["t"] - sent)
                     decisions += 1
             after += len(body["lines"])
-            for step, entry in enumerate(live.actions(name), start=1):
+            for step, entry in enumerate(relay.actions(name), start=1):
                 played_at.setdefault(step, entry["t"])
             if body["status"] in ("finished", "aborted") or body["closed"]:
                 break

@@ -7,6 +7,10 @@ half and nine tenths of it is cloned repeatedly (microseconds per clone, median 
 an ``MCTSBot`` (``--simulations`` simulations, one random rollout each) chooses every decision of seat 0
 for ``--seconds`` (decisions per second, CPU time of this process).
 
+The MCTS figure is a speed figure, not a player: OpenSpiel's ``MCTSBot`` searches the state it is given,
+which is the true deal, so it sees every card. The honest search is ISMCTS over resampled states, and its
+strength against ``greedy`` is bench/openspiel_ismcts.py's.
+
 ``--baseline REV`` runs the same in a fresh process on the ``arena`` of git revision REV (``git archive``)
 and on this checkout, both on the Python engines (``KOZYR_ENGINES=python``: an archived revision has no
 compiled build), and prints the two side by side.
@@ -128,7 +132,8 @@ def main(argv: list[str] | None = None) -> None:
             sides = {"baseline": (extract(args.baseline, tmp), python), "now": (repo, python)}
         results = {side: run_in(tree, args.simulations, args.seconds, env) for side, (tree, env) in sides.items()}
     print(f"pyspiel clone (µs, at {points} of a seeded random match) and MCTS decisions/s "
-          f"({args.simulations} simulations, CPU time)" + (f"; baseline = {args.baseline}" if args.baseline else ""))
+          f"({args.simulations} simulations, CPU time; MCTS searches the true deal: a speed figure only)"
+          + (f"; baseline = {args.baseline}" if args.baseline else ""))
     for name, _params, _family in GAMES:
         for side, rows in results.items():
             row = rows[name]

@@ -7,7 +7,7 @@ generated rows by COPY (users, bots with one ready version each, finished ranked
 ratings), then times requests in-process through Django's test client (server time: routing, queries,
 serialisation, templates; no network) and prints p50/p95 per endpoint, with the query count of one request.
 Goals: API lists under 50 ms (issue 8), leaderboard and head-to-head p95 under 50 ms (issue 12), leaderboard,
-bot and match pages p95 under 100 ms (issue 14).
+bot and match pages p95 under 100 ms (issue 14), the match list (/matches/, issue 36) as fast as the other lists.
 """
 
 from __future__ import annotations
@@ -82,13 +82,14 @@ def generate(bots: int, matches: int) -> None:
         cur.execute("SELECT COALESCE(MAX(id), 0) FROM bots_botversion")
         base_version = cur.fetchone()[0] + 1
         copy_rows(raw, "bots_bot", ["id", "owner_id", "game", "name", "description", "presets", "active",
-                                    "suspended_reason", "suspended_by", "created", "updated"],
+                                    "suspended_reason", "suspended_by", "created", "updated", "kind", "open_data"],
                   ((base_bot + i, base_user + i % users, "bura", f"bot{i:05d}", "generated", "[]", "t", "", "", now,
-                    now) for i in range(bots)))
+                    now, "bot", "t") for i in range(bots)))
         copy_rows(raw, "bots_botversion", ["id", "bot_id", "number", "sha256", "size", "filename", "builtin", "entry",
-                                           "runtime", "status", "retired", "reason", "created"],
+                                           "runtime", "status", "retired", "reason", "created", "language",
+                                           "build_sha256", "build_size"],
                   ((base_version + i, base_bot + i, 1, f"{i:064x}", 1000, "main.py", "", '["python3", "main.py"]',
-                    "python3", "ready", "f", "", now) for i in range(bots)))
+                    "python3", "ready", "f", "", now, "python", "", 0) for i in range(bots)))
         cur.execute("UPDATE bots_bot SET current_version_id = id - %s + %s WHERE id >= %s",
                     [base_bot, base_version, base_bot])
         strength = [rng.gauss(0, 1) for _ in range(bots)]
@@ -102,16 +103,19 @@ def generate(bots: int, matches: int) -> None:
         copy_rows(raw, "matches_match", ["id", "kind", "status", "ranked", "game", "preset", "overrides",
                                          "time_control", "base_seed", "duplicate_set", "rotation", "attempts",
                                          "lease_owner", "created", "started", "finished", "result",
-                                         "replay_sha256", "replay_size", "failure", "published_at"],
+                                         "replay_sha256", "replay_size", "failure", "published_at", "open_seats",
+                                         "sandboxed_seats"],
                   ((base_match + m, "ladder", "finished", "t", "bura", "bura", "{}", "{}", rng.getrandbits(62),
                     uuid.UUID(int=rng.getrandbits(128)), 0, 1, "", now, now, now,
                     '{"ended_by": "rules", "teams": [[0], [1]], "points": [0, 12], "points_kind": "penalty"}', "", 0,
-                    "", now) for m, _ in enumerate(pairs)))
+                    "", now, "f", "t") for m, _ in enumerate(pairs)))
         copy_rows(raw, "matches_seat", ["match_id", "seat", "version_id", "verdict", "code", "detail", "rank",
-                                        "score", "decisions", "log_sha256", "log_size"],
+                                        "score", "decisions", "log_sha256", "log_size", "think_ms", "worker_ms"],
                   (row for m, (a, b, winner) in enumerate(pairs) for row in (
-                      (base_match + m, 0, base_version + a, "ok", "", "", 1 if winner == 1 else 2, 0, 20, "", 0),
-                      (base_match + m, 1, base_version + b, "ok", "", "", 1 if winner == 2 else 2, 12, 20, "", 0))))
+                      (base_match + m, 0, base_version + a, "ok", "", "", 1 if winner == 1 else 2, 0, 20, "", 0,
+                       20, 40),
+                      (base_match + m, 1, base_version + b, "ok", "", "", 1 if winner == 2 else 2, 12, 20, "", 0,
+                       20, 40))))
         wins = [0] * bots
         games = [0] * bots
         for a, b, winner in pairs:
@@ -181,6 +185,12 @@ def main() -> None:
         ("page: leaderboard, search", "/games/bura/?q=bot0999"),
         ("page: bot", "/bots/bot00042/"),
         ("page: match", f"/matches/{middle}/"),
+        ("page: matches, first page", "/matches/"),
+        ("page: matches, older page", f"/matches/?before={middle}"),
+        ("page: matches of a bot", "/matches/?bot=bot00042"),
+        ("page: matches of a bot, won", "/matches/?bot=bot00042&result=won"),
+        ("page: matches, bot v opponent", "/matches/?bot=bot00042&opponent=bot00043"),
+        ("page: matches, preset and date", "/matches/?preset=bura&kind=ladder&since=2026-11-30&until=2026-12-01"),
     ]
     print(f"{'request':30} {'p50 ms':>8} {'p95 ms':>8} {'queries':>8}")
     for label, path in paths:

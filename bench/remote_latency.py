@@ -14,7 +14,7 @@ bench/bots/first_legal.py (the first legal action, at once). The matches are `bu
 
 1. **Loopback.** Remote and sandboxed (the same first_legal.py uploaded, in bwrap) duplicate sets take turns
    until each has ``--decisions`` decisions. Per decision, from the live relay's own time stamps (the worker
-   takes both, matches/live.py): *request → accepted* is from the referee writing the request to the seat's
+   takes both, matches/relay.py): *request → accepted* is from the referee writing the request to the seat's
    relay list (``seat:<n>:out``, "t") to the rules accepting the answer (``actions``, "t"); a sandboxed seat has
    no relay list, so both are also timed *action to action*: from the previous accepted action (of either seat)
    to this seat's, which holds the referee's own work plus the decision. Added latency = remote − sandboxed.
@@ -329,14 +329,14 @@ class Bench:
         import orjson
 
         from bots import blobs
-        from matches import live
+        from matches import relay
 
         seat_row = match.seats.get(version=version)
         seat = seat_row.seat
-        name = live.live_id(match)
-        c = live.client()
-        actions = [orjson.loads(e) for e in c.lrange(live.key(name, "actions"), 0, -1)]
-        out = [orjson.loads(e) for e in c.lrange(live.key(name, "seat", seat, "out"), 0, -1)]
+        name = relay.attempt_name(match)
+        c = relay.client()
+        actions = [orjson.loads(e) for e in c.lrange(relay.key(name, "actions"), 0, -1)]
+        out = [orjson.loads(e) for e in c.lrange(relay.key(name, "seat", seat, "out"), 0, -1)]
         requests = [e["t"] for e in out if e["m"].get("type") == "request"]
         mine = [(i, a) for i, a in enumerate(actions) if a["seat"] == seat]
         gaps = [a["t"] - actions[i - 1]["t"] for i, a in mine if i > 0]

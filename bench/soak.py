@@ -1,19 +1,29 @@
 """A soak of the whole site under faults, with the invariants of docs/matches.md checked all along.
 
-    .venv/bin/python bench/soak.py [--minutes 30] [--redis redis://127.0.0.1:6379/6] [--json FILE] [--keep]
+    .venv/bin/python bench/soak.py [--minutes 30] [--redis redis://127.0.0.1:6379/6]
+                                   [--relay-redis redis://127.0.0.1:6379/7] [--json FILE] [--keep]
 
-Starts the real processes, each in a session of its own with its own log, in a temporary folder: gunicorn on a
-free port, two Celery workers on the site's own queue order (config.celery_settings.QUEUE_ORDER) and, unless
+Starts the real processes, each in a session of its own with its own log, in a temporary folder: the web server
+as production runs it (gunicorn with uvicorn's worker, ASGI: config.asgi, config.web_worker) on a free port, two
+Celery workers on the site's own queue order (config.celery_settings.QUEUE_ORDER) and, unless
 --no-maintenance-worker, a third worker on the maintenance queue alone (as deploy/entrypoint.sh), and beat; on a
-fresh PostgreSQL database (kozyr_soak_<pid>, migrated, dropped at the end) and a Redis database of its own
-(--redis; it is flushed). The workers reach PostgreSQL through a local TCP proxy that the soak can cut; the
-web server and the soak itself connect directly. Sandbox backend bwrap (weak limits accepted).
+fresh PostgreSQL database (kozyr_soak_<pid>, migrated, dropped at the end), a Redis database of its own for the
+broker (--redis) and another for the live relay (--relay-redis: the relay's own database on the broker's
+server, as the site's default has it, but one no other soak or test shares); both are flushed. The workers
+reach PostgreSQL through a local TCP proxy that the soak can cut, the web server through another, a process of
+its own (bench/tcp_proxy.py) that the soak can kill; beat and the soak itself connect directly. Sandbox backend
+bwrap (weak limits accepted).
 
 The site is kept busy: 50+ bots uploaded through the HTTP API by 20 accounts (the starter kits of
 examples/*/python, slow first-legal bots, and bench/bots/soak/misbehave.py bots that crash, stall past their
 move time and bank, or flood stdout or stderr in a share of their matches), the ladder at depth 30, a round
 robin hosted, joined and started through the API (another when it ends), new versions uploaded all along,
-and reader threads GETting the pages and the API. Faults are injected on a schedule:
+reader threads GETting the pages and the API, and the real-time edge (bench/soak_edge.py): --remote-bots
+remote bots on the Bura ladder, each the real `arena connect` running the Bura starter kit (thinking
+--remote-think seconds a decision, bench/bots/soak/thinking.py), and --people
+people at live tables against a house bot (greedy-bura, active for them and so on the Bura ladder too),
+scripted as the table's page behaves, sitting down again whenever a match ends. Faults are injected on a
+schedule:
 
   worker-kill  SIGKILL a match worker's process group while it plays (its bots must die with it), restart it;
                recovery: until every match it was playing is finished by another worker;
@@ -25,7 +35,18 @@ and reader threads GETting the pages and the API. Faults are injected on a sched
   beat-kill    SIGKILL beat, keep it down a while, start it again;
                recovery: from its restart until recover_matches and fill_ladder have both run on a worker;
   two-beats    a second beat beside the first for a while;
-               recovery: from stopping it until the ladder is within its depth again (0 if it never left it).
+               recovery: from stopping it until the ladder is within its depth again (0 if it never left it);
+  relay-flush  the live relay loses everything (its keys deleted at once, as a Redis restarted without
+               persistence: kozyr:live:* and kozyr:remote:* when it shares the broker's database, else FLUSHDB
+               of its own), at a moment a remote bot's and a person's match are being played (waiting up to
+               --edge-wait seconds for one);
+               recovery: until every such match ended well (finished, a person's also aborted) and a match
+               with a remote or a person seat finished since;
+  web-db-outage  the web tier loses PostgreSQL for --web-db-outage-seconds (35) while the workers keep theirs:
+               its proxy is SIGKILLed (open connections die, new ones are refused), then started again;
+               recovery: from its return until /healthz answers 200, every remote bot is connected again,
+               every remote or person match played during the outage ended well, and a match with a remote
+               or a person seat finished since. Its 5xx (and --web-db-settle seconds after) are expected.
 
 Invariants, checked every few seconds by SQL in one REPEATABLE READ snapshot (triggers installed in the soak's
 database log every status change of a match and every write of a seat):
@@ -37,10 +58,16 @@ database log every status change of a match and every write of a seat):
   design, 30 sets deep; its lost messages are the flushdb fault's to time) · the ladder never over its depth
   (duplicate sets with a match queued or running, exactly) ·
   no bot process left behind (descendants of a killed or stopped worker, and processes in the soak's sandbox
-  cgroups, gone) · no 5xx (web access log, readers, uploads) · Redis memory bounded (the soak's database).
+  cgroups, gone) · no 5xx (web access log, readers, uploads, people; but while the web's database is away) ·
+  the web serves again once its database is back (no 5xx from --web-db-settle to 120 s after it came back) ·
+  Redis memory bounded (the soak's two databases) · no remote or person seat lost to a fault (a seat of a remote bot
+  or a person in a finished match that overlapped a fault's window, from its start to --edge-slack seconds
+  after its end, was scored ok; people's ratings count each finished casual match once, under ratings-once)
+  · every casual match ended finished or aborted (never failed or cancelled, none left queued or running).
 
 Prints a table of the faults (injected, survived, worst recovery), the invariants and the figures
-(throughput, Redis memory, queue lengths, beat-job gaps, deadlocks, ...). Exit status 1 when an invariant
+(throughput, remote and casual matches by how they ended, the remote and person seats' verdicts, Redis memory,
+queue lengths, beat-job gaps, deadlocks, ...). Exit status 1 when an invariant
 failed or a fault was not survived, 0 otherwise. On failure the folder with every log is kept (its path is
 printed); --keep also keeps the database.
 """
@@ -79,19 +106,23 @@ import psutil  # noqa: E402
 import psycopg  # noqa: E402
 import redis  # noqa: E402
 
+from bench import soak_edge as edge  # noqa: E402
 from config.celery_settings import CELERY_BEAT_SCHEDULE, QUEUE_ORDER  # noqa: E402
 from tests.platform.workers import DatabaseProxy  # noqa: E402
 
 BIN = REPO / ".venv" / "bin"
 SOAK_BOTS = REPO / "bench" / "bots" / "soak"
 FIRST_LEGAL = REPO / "tests" / "platform" / "bots" / "first_legal.py"  # plays after the delay in its 'delay' file
-FAULTS = ("worker-kill", "flushdb", "db-cut", "beat-kill", "two-beats")
-TERMINAL = ("finished", "failed", "cancelled")
+FAULTS = ("worker-kill", "flushdb", "db-cut", "beat-kill", "two-beats", "relay-flush", "web-db-outage")
+TERMINAL = ("finished", "failed", "cancelled", "aborted")
 RECOVER_EVERY = float(CELERY_BEAT_SCHEDULE["recover-matches"]["schedule"])
 REPUBLISH_AFTER_S = 120  # matches.actions.REPUBLISH_AFTER: a lost message is sent again after this
-BEAT_JOBS = ("matches.tasks.recover_matches", "ladder.tasks.fill_ladder")
+BEAT_JOBS = ("play.tasks.recover_matches", "ladder.tasks.fill_ladder")
 HOSTILE = ("crash", "stall", "flood-stdout", "flood-stderr")
 OWNER_KEY = "kozyr-soak:owner"  # which soak uses this Redis database (two would flush each other)
+PEOPLE_OPPONENT, PEOPLE_PRESET = "greedy-bura", "bura"  # a house bot: built in, no sandbox to start per match
+PEOPLE_PASSWORD = "a-long-soak-password-1"
+WEB_BACK_S = 120  # a 5xx this long after the web's database came back is still put down to the outage
 
 INVARIANTS = {
     "finished-once": "no match finished twice",
@@ -103,7 +134,10 @@ INVARIANTS = {
     "ladder": "the ladder within its depth",
     "leftovers": "no bot process left behind",
     "http": "no 5xx from the web",
+    "web-back": "the web serves again once its database is back",
     "redis": "Redis memory bounded",
+    "edge-seats": "no remote or person seat lost to a fault",
+    "casual": "every casual match finished or aborted",
 }
 
 
@@ -270,10 +304,12 @@ class Site:
         self.args, self.root, self.db_name, self.proxy = args, root, db_name, proxy
         self.port = free_port()
         self.secret = secrets.token_urlsafe(50)
-        self.direct_db = f"postgres://postgres@127.0.0.1:5432/{db_name}"
-        self.proxied_db = f"postgres://postgres@127.0.0.1:{proxy.port}/{db_name}"
         self.logs = root / "logs"
         self.logs.mkdir(parents=True, exist_ok=True)
+        self.web_db = edge.ProxyProcess(self.logs / "web-db-proxy.log")  # the web tier's way to PostgreSQL
+        self.direct_db = f"postgres://postgres@127.0.0.1:5432/{db_name}"
+        self.proxied_db = f"postgres://postgres@127.0.0.1:{proxy.port}/{db_name}"
+        self.web_proxied_db = f"postgres://postgres@127.0.0.1:{self.web_db.port}/{db_name}"
         (root / "media").mkdir(exist_ok=True)
         self.lock = threading.Lock()
         self.web = self._web()
@@ -285,28 +321,35 @@ class Site:
         self.beat2: Service | None = None
         self.state_ids = {state_id(self.root / f"state-{w.name}") for w in self.all_workers()}
 
-    def env(self, name: str, *, proxied: bool) -> dict[str, str]:
+    def env(self, name: str, database: str) -> dict[str, str]:
         keep = {k: v for k, v in os.environ.items() if not k.startswith(("KOZYR_", "DJANGO_")) and k not in (
             "DATABASE_URL", "CELERY_BROKER_URL", "MEDIA_ROOT", "SECRET_KEY", "SANDBOX_BACKEND", "DEBUG")}
         var = self.root / f"var-{name}"
         var.mkdir(exist_ok=True)
         return {**keep, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONUNBUFFERED": "1",
-                "DATABASE_URL": self.proxied_db if proxied else self.direct_db,
-                "CELERY_BROKER_URL": self.args.redis, "MEDIA_ROOT": str(self.root / "media"),
+                "DATABASE_URL": database,
+                "CELERY_BROKER_URL": self.args.redis, "KOZYR_LIVE_REDIS_URL": self.args.relay_redis,
+                "MEDIA_ROOT": str(self.root / "media"),
                 "SECRET_KEY": self.secret, "KOZYR_VAR_DIR": str(var), "SANDBOX_BACKEND": "bwrap",
                 "KOZYR_SANDBOX_ALLOW_WEAK": "true", "KOZYR_LADDER_QUEUE_DEPTH": str(self.args.depth),
-                "KOZYR_LEASE_SECONDS": str(self.args.lease_seconds)}
+                # the faults are the point, not the search bots' strength: a ladder of matches of seconds
+                "KOZYR_HOUSE_SEARCH_BOTS": "false",
+                "KOZYR_LEASE_SECONDS": str(self.args.lease_seconds),
+                # people sit down again as soon as a match ends, for longer than an hour's allowance
+                "KOZYR_CASUAL_PER_HOUR": "10000"}
 
     def _web(self) -> Service:
-        argv = [str(BIN / "gunicorn"), "config.wsgi", "--preload", "--chdir", str(REPO / "platform"),
+        # deploy/entrypoint.sh's web (and deploy/supervisord.conf's): ASGI, so the port serves arena connect too
+        argv = [str(BIN / "gunicorn"), "config.asgi:application", "--worker-class", "config.web_worker.WebWorker",
+                "--preload", "--chdir", str(REPO / "platform"),
                 "--bind", f"127.0.0.1:{self.port}", "--workers", "2", "--timeout", "60",
                 "--control-socket", str(self.root / "gunicorn.ctl"),
                 "--access-logfile", str(self.logs / "web-access.log"),
                 "--error-logfile", str(self.logs / "web-error.log")]
-        return Service("web", argv, self.env("web", proxied=False), self.logs / "web.log", REPO, None)
+        return Service("web", argv, self.env("web", self.web_proxied_db), self.logs / "web.log", REPO, None)
 
     def _worker(self, name: str, queues: str, concurrency: int) -> Service:
-        env = self.env(name, proxied=True)
+        env = self.env(name, self.proxied_db)
         state = self.root / f"state-{name}"
         state.mkdir(mode=0o711, exist_ok=True)
         env["KOZYR_SANDBOX_STATE_DIR"] = str(state)
@@ -315,7 +358,7 @@ class Site:
         return Service(name, argv, env, self.logs / f"{name}.log", REPO / "platform", "ready.")
 
     def _beat(self, name: str) -> Service:
-        env = self.env(name, proxied=False)
+        env = self.env(name, self.direct_db)
         argv = [str(BIN / "celery"), "-A", "config", "beat", "--schedule", str(self.root / f"var-{name}" / "schedule"),
                 "--loglevel", "INFO"]
         return Service(name, argv, env, self.logs / f"{name}.log", REPO / "platform", "beat: Starting")
@@ -328,7 +371,8 @@ class Site:
 
     def start(self, meanwhile) -> None:
         """Web and workers boot while ``meanwhile`` migrates the database (they touch it only for requests and
-        tasks); beat, which sends tasks at once, starts after it."""
+        tasks); beat, which sends tasks at once, starts after it. The web's database proxy first."""
+        self.web_db.start()
         for service in [self.web, *self.all_workers()]:
             service.start()
         meanwhile()
@@ -338,15 +382,18 @@ class Site:
         wait_http(self.port)
 
     def stop(self) -> None:
+        """Beat, then the workers (a warm shutdown finishes the matches they play), then the web: a remote seat's
+        connection lives in the web process, and stopping it first would leave those matches to the grace."""
         for beat in (self.beat2, self.beat):
             if beat:
                 beat.stop(grace=20)
         threads = [threading.Thread(target=w.stop) for w in self.all_workers()]
-        threads.append(threading.Thread(target=self.web.stop, kwargs={"grace": 30}))
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        self.web.stop(grace=30)
+        self.web_db.cut()
 
 
 def wait_http(port: int, timeout: float = 60) -> None:
@@ -364,10 +411,11 @@ def wait_http(port: int, timeout: float = 60) -> None:
 # ---- the HTTP side: API client, seeding, load ------------------------------------------------------------------
 
 class Web:
-    """HTTP to the site; every answer is counted and a 5xx (or no answer) is an invariant failure."""
+    """HTTP to the site; every answer is counted and a 5xx (or no answer) is an invariant failure, unless
+    ``outage(now, source, what)`` accounts for it as the web-db-outage fault's (Soak.outage_5xx)."""
 
-    def __init__(self, port: int, findings: Findings, figures: Figures):
-        self.port, self.findings, self.figures = port, findings, figures
+    def __init__(self, port: int, findings: Findings, figures: Figures, outage=lambda at, source, what: False):
+        self.port, self.findings, self.figures, self.outage = port, findings, figures, outage
 
     def call(self, method: str, path: str, *, token: str | None = None, body: bytes | None = None,
              content_type: str | None = None, role: str = "reader") -> tuple[int, bytes]:
@@ -385,13 +433,19 @@ class Web:
             connection.close()
         except OSError as err:
             status, data = 0, str(err).encode()
+        self.record(role, method, path, status, data, time.monotonic() - started)
+        return status, data
+
+    def record(self, role: str, method: str, path: str, status: int, data: bytes, seconds: float) -> None:
         self.figures.inc(f"http {role} requests")
-        self.figures.peak(f"http {role} slowest s", time.monotonic() - started)
         if status == 0 or status >= 500:
+            if self.outage(time.time(), "http", f"{role} {method} {path} -> {status or 'no answer'}"):
+                return
             self.figures.inc(f"http {role} 5xx or no answer")
             self.findings.add("http", f"{role}:{method}:{path}:{time.time():.0f}",
                               f"{role} {method} {path} -> {status or 'no answer'}: {data[:200]!r}")
-        return status, data
+        else:
+            self.figures.peak(f"http {role} slowest s", seconds)
 
     def get(self, path: str, role: str = "reader") -> tuple[int, bytes]:
         return self.call("GET", path, role=role)
@@ -471,7 +525,7 @@ BEGIN
         INSERT INTO soak_match_event (match_id, event, old_status, new_status, lease_owner, attempts)
         VALUES (NEW.id, 'status', OLD.status, NEW.status, COALESCE(NULLIF(NEW.lease_owner, ''), OLD.lease_owner),
                 NEW.attempts);
-    ELSIF OLD.status IN ('finished', 'failed', 'cancelled') AND (NEW.result IS DISTINCT FROM OLD.result
+    ELSIF OLD.status IN ('finished', 'failed', 'cancelled', 'aborted') AND (NEW.result IS DISTINCT FROM OLD.result
             OR NEW.finished IS DISTINCT FROM OLD.finished OR NEW.replay_sha256 IS DISTINCT FROM OLD.replay_sha256) THEN
         INSERT INTO soak_match_event (match_id, event, old_status, new_status, attempts)
         VALUES (NEW.id, 'rewrite', OLD.status, NEW.status, NEW.attempts);
@@ -503,6 +557,8 @@ class Injection:
     recovery: float | None = None
     survived: bool | None = None  # None while it is still recovering
     extra: dict = field(default_factory=dict)
+    started: float = 0.0  # when the fault began (epoch seconds)
+    ended: float | None = None  # when the fault itself was over (a cut restored, a process started again)
 
 
 @dataclass
@@ -546,34 +602,48 @@ class Soak:
         self.expected_games: collections.Counter = collections.Counter()
         self.versions_seen: dict[int, float] = {}
         self.thread_errors: list[str] = []
+        self.edge_forfeits: dict[str, str] = {}  # remote or person seats not ok outside every fault's window
+        self.processed_casual: set[int] = set()
+        self.remote_bots: list[edge.RemoteBot] = []
+        self.people: list[edge.Person] = []
+        self.web_db_away: list[list[float | None]] = []  # [cut, restored] of the web's database
+        self.web_back: dict[str, tuple[int, float, str]] = {}  # per outage: 5xx after it, the latest, the first
+        self.final = False  # the last check, after the site stopped: nothing may still be queued or running
 
     # -- set-up -----------------------------------------------------------------------------------------------------
     def prepare(self) -> None:
         args = self.args
         self.db_name = f"kozyr_soak_{os.getpid()}"
-        broker = redis.Redis.from_url(args.redis)
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
-        other = broker.get(OWNER_KEY)
-        if other and other.decode() != self.owner:
-            raise SystemExit(f"another soak ({other.decode()}) uses {args.redis}; pass another --redis")
-        self.redis = broker  # ours from here on: flushed now and at the end
-        self.redis.flushdb()
-        self.redis.set(OWNER_KEY, self.owner, ex=30)
+        urls = [args.redis] + ([] if edge.same_database(args.relay_redis, args.redis) else [args.relay_redis])
+        owned = [redis.Redis.from_url(url) for url in urls]
+        for url, database in zip(urls, owned, strict=True):
+            other = database.get(OWNER_KEY)
+            if other and other.decode() != self.owner:
+                raise SystemExit(f"another soak ({other.decode()}) uses {url}; pass another --redis or --relay-redis")
+        self.redis, self.owned = owned[0], owned  # ours from here on: flushed now and at the end
+        self.relay = owned[-1]
+        for database in owned:
+            database.flushdb()
+            database.set(OWNER_KEY, self.owner, ex=30)
         self.root = Path(tempfile.mkdtemp(prefix="kozyr-soak-"))
         self.root.chmod(0o711)  # the sandbox uids traverse it to the workers' state folders
-        say(f"folder {self.root}, database {self.db_name}, broker {args.redis}")
+        say(f"folder {self.root}, database {self.db_name}, broker {args.redis}, relay {args.relay_redis}")
         with psycopg.connect(f"{args.postgres}/postgres", autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {self.db_name} WITH (FORCE)")
             admin.execute(f"CREATE DATABASE {self.db_name}")
         self.db_url = f"{args.postgres}/{self.db_name}"
         self.proxy = DatabaseProxy()
         self.site = Site(args, self.root, self.db_name, self.proxy)
-        harness = self.site.env("harness", proxied=False)  # this process's Django: the soak's database, direct
+        harness = self.site.env("harness", self.site.direct_db)  # this process's Django: the soak's database
         os.environ.clear()
         os.environ.update(harness)
         import django
 
         django.setup()
+        from django.conf import settings
+
+        self.relay_url = settings.LIVE_REDIS_URL  # --relay-redis, as the site's processes have it
 
     def populate(self) -> None:
         """Migrations, house bots, the audit triggers, the accounts and their API tokens."""
@@ -590,11 +660,15 @@ class Soak:
         ensure_house_bots()
         if not args.house_bots:  # the ladder is the uploaded bots' (house bots still validate uploads)
             Bot.objects.filter(owner__username=SYSTEM_USERNAME).update(active=False)
+        if args.people:  # a person sits down only against an active bot
+            Bot.objects.filter(name=PEOPLE_OPPONENT).update(active=True)
         with psycopg.connect(self.db_url, autocommit=True) as conn:
             conn.execute(AUDIT_SQL)
         self.set_sizes = self._set_sizes()
         self.users = self._users()
         self.specs = bot_specs(args.bots, list(self.users))
+        self.remote_owners = self._users("soak-remote", args.remote_bots)  # owners of nothing else
+        self._people_accounts()
         from django.db import connections
 
         connections.close_all()
@@ -613,15 +687,21 @@ class Soak:
                                  for r in range(rotations(seats, True))})
         return sizes
 
-    def _users(self) -> dict[str, str]:
+    def _users(self, prefix: str = "soak-user", count: int | None = None) -> dict[str, str]:
         from accounts.actions import do_create_token
         from accounts.models import User
 
         tokens = {}
-        for i in range(self.args.users):
-            user = User.objects.create_user(username=f"soak-user-{i:02d}", password=None)  # API tokens only
+        for i in range(self.args.users if count is None else count):
+            user = User.objects.create_user(username=f"{prefix}-{i:02d}", password=None)  # API tokens only
             tokens[user.username] = do_create_token(user, "soak", None)[1]
         return tokens
+
+    def _people_accounts(self) -> None:
+        from accounts.models import User
+
+        for i in range(self.args.people):
+            User.objects.create_user(username=f"soak-person-{i:02d}", password=PEOPLE_PASSWORD)
 
     def seed(self) -> None:
         """Bots created and uploaded through the API, six at a time (an account has at most three versions
@@ -745,13 +825,15 @@ class Soak:
                 continue
             pk = answer["id"]
             for name in entrants:
-                status, answer = self.web.post_json(f"/api/v1/tournaments/{pk}/join/", token, {"bot": name},
-                                                    role="tournament")
+                status, answer = self.post_until_answered(f"/api/v1/tournaments/{pk}/join/", token, {"bot": name},
+                                                          role="tournament")
                 if status != 201:
                     say(f"{name} could not join tournament {pk}: {status} {answer}")
-            status, answer = self.web.post_json(f"/api/v1/tournaments/{pk}/start/", token, {}, role="tournament")
+            status, answer = self.post_until_answered(f"/api/v1/tournaments/{pk}/start/", token, {},
+                                                      role="tournament")
             if status != 200:
                 say(f"tournament {pk} not started: {status} {answer}")
+                continue
             self.tournaments.append(pk)
             self.figures.inc("tournaments started")
             say(f"tournament {pk} started with {len(entrants)} entrants")
@@ -762,6 +844,67 @@ class Soak:
                     self.figures.inc(f"tournaments {state}")
                     say(f"tournament {pk} {state}")
                     break
+
+    def post_until_answered(self, path: str, token: str, payload: dict, role: str) -> tuple[int, dict]:
+        """A POST sent again while the site answers 5xx (the web's database away), as a client would, for up
+        to two minutes; then the last answer."""
+        deadline = time.monotonic() + 120
+        while True:
+            status, answer = self.web.post_json(path, token, payload, role=role)
+            if 0 < status < 500 or time.monotonic() > deadline or self.stop_load.wait(2):
+                return status, answer
+
+    def start_remote_bots(self) -> None:
+        """Each remote bot created through the API by an account of its own, its remote version made there (the
+        answer carries the token), and `arena connect` started as its author would; the version's validation
+        match is then played over that connection, and the ladder takes it."""
+        for i, token in enumerate(token for _, token in sorted(self.remote_owners.items())):
+            name = f"soak-remote-{i + 1:02d}"
+            status, answer = self.web.post_json("/api/v1/bots/", token, {"name": name, "game": "bura",
+                                                                          "presets": ["bura"]}, role="remote")
+            if status != 201:
+                raise RuntimeError(f"could not create the remote bot {name}: {status} {answer}")
+            status, answer = self.web.post_json(f"/api/v1/bots/{name}/remote/", token, {}, role="remote")
+            if status != 201:
+                raise RuntimeError(f"could not make {name}'s remote version: {status} {answer}")
+            bot = edge.RemoteBot(name, answer["token"], f"http://127.0.0.1:{self.site.port}", self.root / name,
+                                 self.args.remote_max_matches, self.args.remote_think)
+            bot.start()
+            self.remote_bots.append(bot)
+        if self.remote_bots:
+            say(f"remote bots connecting: {', '.join(b.name for b in self.remote_bots)}")
+
+    def person(self, number: int) -> None:
+        """A person at live tables against the house bot, until the load stops; the match at hand is finished."""
+        person = edge.Person(f"http://127.0.0.1:{self.site.port}", f"soak-person-{number:02d}", PEOPLE_PASSWORD,
+                             PEOPLE_OPPONENT, PEOPLE_PRESET, self.web.record, self.stop_load,
+                             self.args.seed * 7919 + number, say)
+        self.people.append(person)
+        person.run()
+
+    def outage_5xx(self, at: float, source: str, what: str) -> bool:
+        """Whether a 5xx seen at ``at`` (by ``source``: http, the access log, the error log) is the web-db-outage
+        fault's, and its account: from the cut to --web-db-settle s after the database came back it is the
+        outage itself (expected, counted); up to WEB_BACK_S after that, a web that does not serve again once its
+        database is back (the web-back invariant). False: not the outage's."""
+        for cut, back in list(self.web_db_away):
+            if at < cut - 1:
+                continue
+            if back is None or at <= back + self.args.web_db_settle:
+                self.figures.inc(f"{source} 5xx while the web's database was away (expected)")
+                return True
+            if at <= back + WEB_BACK_S:
+                key = f"{cut:.0f}"
+                with self.figures.lock:
+                    count, latest, first = self.web_back.get(key, (0, 0.0, what))
+                    self.web_back[key] = count + 1, max(latest, at - back), first
+                    count, latest, first = self.web_back[key]
+                detail = (f"{count} 5xx (http and logs) up to {latest:.0f} s after the web's database came back "
+                          f"(settle {self.args.web_db_settle:.0f} s); the first: {first[:160]}")
+                self.findings.add("web-back", key, detail)
+                self.findings.update("web-back", key, detail)
+                return True
+        return False
 
     # -- database helpers ---------------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -785,7 +928,8 @@ class Soak:
                 self._sample_ladder(conn)
                 self._evaluate_recoveries()
                 if ticks % 5 == 0:
-                    self.redis.set(OWNER_KEY, self.owner, ex=30)  # again after a FLUSHDB
+                    for database in self.owned:
+                        database.set(OWNER_KEY, self.owner, ex=30)  # again after a FLUSHDB
                     self._sample_redis()
                     self.figures.peak("sandboxed processes seen at once", len(self.sandboxed()))
                 if ticks % 10 == 0:
@@ -808,6 +952,16 @@ class Soak:
             self.figures.inc("unexpected exits")
             say(f"{service.name} exited by itself ({service.proc.returncode}): {service.output()[-600:]!r}; restarting")
             service.start()
+        for bot in self.remote_bots:  # its author's supervisor would start it again, too
+            if not bot.intended_down and not bot.alive():
+                self.figures.inc("arena connect exits")
+                say(f"arena connect of {bot.name} exited ({bot.proc.returncode}): {bot.output()[-600:]!r}; restarting")
+                bot.start()
+        proxy = self.site.web_db
+        if not proxy.intended_down and not proxy.alive():
+            self.figures.inc("unexpected exits")
+            say(f"the web's database proxy exited by itself: {proxy.output()[-600:]!r}; restarting")
+            proxy.start()
 
     def _sample_processes(self) -> None:
         with self.tracked_lock:
@@ -858,20 +1012,23 @@ class Soak:
 
     TASK_DONE = re.compile(r"Task ([\w.]+)\[[0-9a-f-]+\] succeeded in")
     DISCARDED = re.compile(r"Discarding revoked task: ([\w.]+)\[")
-    ACCESS = re.compile(r'"(\w+) (\S+) [^"]*" (\d{3}) ')
+    ACCESS = re.compile(r'"(\w+) (\S+) [^"]*" (\d{3})\b')  # gunicorn's line and uvicorn's (status last)
 
     def _log_line(self, name: str, line: str, now: float) -> None:
+        written = now - 1  # logs are read every second: a line is up to a second old
         if name == "web-access.log":
             found = self.ACCESS.search(line)
             if found:
                 self.figures.inc("web access log lines")
-                if int(found.group(3)) >= 500:
+                if int(found.group(3)) >= 500 and not self.outage_5xx(written, "web access log", line.strip()):
                     self.findings.add("http", f"log:{line[:160]}", f"web access log: {line.strip()[:300]}")
             return
         if name == "web-error.log":
             if "Traceback" in line or "[ERROR]" in line or "WORKER TIMEOUT" in line:
                 self.figures.inc("web error log errors")
-                self.findings.add("http", f"errlog:{now:.0f}:{line[:80]}", f"web error log: {line.strip()[:300]}")
+                if not self.outage_5xx(written, "web error log", line.strip()):
+                    self.findings.add("http", f"errlog:{now:.0f}:{line[:80]}",
+                                      f"web error log: {line.strip()[:300]}")
             return
         with self.log_lock:
             if found := self.TASK_DONE.search(line):
@@ -916,9 +1073,14 @@ class Soak:
         self.figures.peak("redis soak db keys max", keys)
         for queue, length in lengths.items():
             self.figures.peak(f"queue {queue} length max", length)
+        if self.relay is not self.redis:  # the live relay's own database counts against the same bound
+            relay = [self.relay.memory_usage(key) or 0 for key in self.relay.scan_iter(count=500)]
+            self.figures.peak("redis relay db MB max", sum(relay) / 2**20)
+            self.figures.peak("redis relay db keys max", len(relay))
+            total, keys = total + sum(relay), keys + len(relay)
         if total > self.args.redis_max_mb * 2**20:
             self.findings.add("redis", f"{int(total / 2**20)}",
-                              f"the soak's Redis database holds {total / 2**20:.1f} MB in {keys} keys "
+                              f"the soak's Redis databases hold {total / 2**20:.1f} MB in {keys} keys "
                               f"(bound {self.args.redis_max_mb} MB)")
 
     def _evaluate_recoveries(self) -> None:
@@ -976,7 +1138,7 @@ class Soak:
             found("finished-once", f"twice:{match_id}", f"match {match_id} finished {n} times")
         for match_id, event, old, new, at in conn.execute(
                 "SELECT match_id, event, old_status, new_status, at FROM soak_match_event "
-                "WHERE event = 'rewrite' OR old_status IN ('finished', 'failed', 'cancelled')"):
+                "WHERE event = 'rewrite' OR old_status IN ('finished', 'failed', 'cancelled', 'aborted')"):
             found("finished-once", f"changed:{match_id}:{at}", f"match {match_id} was {old} and changed "
                   f"({event} to {new}) at {at:%H:%M:%S}")
         for match_id, seat, n in conn.execute("SELECT match_id, seat, count(*) FROM soak_seat_write "
@@ -1029,6 +1191,32 @@ class Soak:
                 self.figures.peak("upload to validated max s", float(age))
         self.recent_matches = [row[0] for row in conn.execute(
             "SELECT id FROM matches_match WHERE status = 'finished' ORDER BY id DESC LIMIT 40")]
+        self._check_edge(conn)
+
+    def fault_windows(self) -> list[tuple[str, float, float]]:
+        """(fault, start, end) of every fault injected: from its start to --edge-slack seconds after it was over
+        (a seat hurt by it is ruled on within its clock and the remote grace)."""
+        now = time.time()
+        return [(i.fault, i.started, (i.ended or now) + self.args.edge_slack) for i in self.injections if i.started]
+
+    def _check_edge(self, conn) -> None:
+        """No remote or person seat scored anything but ok in a match that a fault's window overlapped; every
+        casual match ends finished or aborted (at the last check, none may still wait or play)."""
+        windows = self.fault_windows()
+        for pk, kind, seat, name, verdict, code, detail, began, ended in conn.execute(edge.FORFEITS_SQL):
+            faults = edge.overlapping(windows, None if began is None else float(began), float(ended))
+            text = (f"{kind} match {pk}: seat {seat} ({name}) scored {verdict}{'/' + code if code else ''}"
+                    f"{' during ' + ', '.join(sorted(set(faults))) if faults else ''}: {detail}")
+            if faults:
+                self.findings.add("edge-seats", f"{pk}:{seat}", text)
+            else:
+                self.edge_forfeits.setdefault(f"{pk}:{seat}", text)
+        unfinished = ("'failed', 'cancelled', 'queued', 'running'" if self.final else "'failed', 'cancelled'")
+        for pk, status, failure in conn.execute(f"SELECT id, status, left(failure, 160) FROM matches_match "
+                                                f"WHERE kind = 'casual' AND status IN ({unfinished})"):
+            state = f"is still {status}" if status in ("queued", "running") else f"ended {status}"
+            self.findings.add("casual", f"{pk}:{status}",
+                              f"casual match {pk} {state}{': ' + failure if failure else ''}")
 
     def _check_ratings(self, conn) -> None:
         finished = [row[0] for row in conn.execute(
@@ -1050,6 +1238,15 @@ class Soak:
                     if len(on) == 1:  # a version that met itself is not rated by that match
                         self.expected_games[(version, preset)] += 1
                 self.processed_ranked.add(pk)
+        # A person's rating gains a game per finished casual match (ratings.people): counted once, as a bot's.
+        casual = [row[0] for row in conn.execute(
+            "SELECT id FROM matches_match WHERE kind = 'casual' AND status = 'finished'")]
+        new = [pk for pk in casual if pk not in self.processed_casual]
+        if new:
+            for pk, counted in edge.casual_rated(conn.execute(edge.CASUAL_SEATS_SQL, [new]).fetchall()).items():
+                for key in counted:
+                    self.expected_games[key] += 1
+                self.processed_casual.add(pk)
         ratings = conn.execute("SELECT version_id, preset, games, wins + draws + losses FROM ratings_rating").fetchall()
         have = set()
         for version, preset, games, wdl in ratings:
@@ -1070,11 +1267,13 @@ class Soak:
         platform's two-minute republish), then the cycle again every --fault-gap seconds while there is room."""
         run = self.args.minutes * 60
         gap = self.args.fault_gap
-        order = ["flushdb", "worker-kill", "db-cut", "beat-kill", "two-beats"]
+        # the edge's faults once a remote bot is likely validated and on the ladder; the longest not last
+        order = ["flushdb", "worker-kill", "db-cut", "relay-flush", "beat-kill", "web-db-outage", "two-beats"]
         plan, t, k = [], 8.0, 0
         while t <= run - 10:
             fault = order[k % len(order)]
-            room = REPUBLISH_AFTER_S + 2 * RECOVER_EVERY if fault == "flushdb" else 30.0
+            room = {"flushdb": REPUBLISH_AFTER_S + 2 * RECOVER_EVERY,
+                    "web-db-outage": self.args.web_db_outage_seconds + 30}.get(fault, 30.0)
             if k < len(order) or t + room <= run:
                 plan.append((t, fault))
             k += 1
@@ -1082,9 +1281,16 @@ class Soak:
         return plan
 
     def inject(self, fault: str) -> None:
-        injection = Injection(fault, time.time() - self.run_started)
+        injection = Injection(fault, time.time() - self.run_started, started=time.time())
         self.injections.append(injection)
-        getattr(self, "fault_" + fault.replace("-", "_"))(injection)
+        try:
+            getattr(self, "fault_" + fault.replace("-", "_"))(injection)
+        except Exception as err:  # say so in its row, not as a recovery that never came
+            injection.survived = False
+            injection.detail += f"; NOT INJECTED: {type(err).__name__}: {err}"
+            raise
+        finally:
+            injection.ended = time.time()
 
     def _recover(self, injection: Injection, since: float, done, bound: float | None = None) -> None:
         with self.recovery_lock:
@@ -1133,11 +1339,14 @@ class Soak:
             if not playing:
                 return True if target.alive() and "ready." in target.output() else None
             with self.db() as conn:
-                rows = dict(conn.execute("SELECT id, status FROM matches_match WHERE id = ANY(%s)", [playing]))
-            if any(status not in TERMINAL for status in rows.values()):
+                rows = {pk: (kind, status) for pk, kind, status in conn.execute(
+                    "SELECT id, kind, status FROM matches_match WHERE id = ANY(%s)", [playing])}
+            if any(status not in TERMINAL for _, status in rows.values()):
                 return None
-            failed = [pk for pk, status in rows.items() if status != "finished"]
-            return f"match(es) {failed} ended {[rows[pk] for pk in failed]}" if failed else True
+            # a casual match is aborted, not played again: a person's moves cannot be replayed
+            failed = [pk for pk, (kind, status) in rows.items()
+                      if status != "finished" and not (kind == "casual" and status == "aborted")]
+            return f"match(es) {failed} ended {[rows[pk][1] for pk in failed]}" if failed else True
 
         self._recover(injection, killed_at, done)
 
@@ -1241,8 +1450,73 @@ class Soak:
 
         self._recover(injection, stopped, done)
 
+    def _wait_for_edge_in_play(self) -> None:
+        """Up to --edge-wait seconds for a moment when a remote bot's match and a person's are both being played
+        (a fault of the edge should hit both; the remote bots' ladder matches come in bursts)."""
+        deadline = time.monotonic() + self.args.edge_wait
+        while time.monotonic() < deadline:
+            with self.db() as conn:
+                kinds = {person for _, person in conn.execute(edge.IN_PLAY_SQL)}
+            if kinds == {True, False} or (kinds and not self.remote_bots):
+                return
+            time.sleep(0.3)
+
+    def _edge_played_between(self, start: float, end: float) -> dict[int, bool]:
+        """{match id: whether a person sits there} of the remote and person matches played at some moment from
+        ``start`` to ``end``: the ones a fault then may have hurt."""
+        with self.db() as conn:
+            return dict(conn.execute(edge.PLAYED_BETWEEN_SQL, {"start": start, "end": end}).fetchall())
+
+    def _edge_ended_well(self, hit: dict[int, bool], since: float) -> bool | str | None:
+        """Every hit match ended well for its remote and person seats, and a match with such a seat finished
+        since ``since`` (the edge plays on)."""
+        with self.db() as conn:
+            outcome = edge.edge_outcome(conn.execute(edge.EDGE_SEATS_OF_SQL, [list(hit)]).fetchall()) if hit else True
+            if outcome is not True:
+                return outcome
+            return True if conn.execute(edge.FINISHED_SINCE_SQL, [since]).fetchone()[0] else None
+
+    @staticmethod
+    def _hit_words(hit: dict[int, bool]) -> str:
+        people = sorted(pk for pk, person in hit.items() if person)
+        remote = sorted(pk for pk, person in hit.items() if not person)
+        return (f"played meanwhile: {len(remote)} remote bot match(es) {remote[:4]}, {len(people)} person "
+                f"match(es) {people[:4]}")
+
+    def fault_relay_flush(self, injection: Injection) -> None:
+        self._wait_for_edge_in_play()
+        flushed_at = time.time()
+        what = edge.flush_relay(self.relay_url, self.args.redis)
+        hit = self._edge_played_between(flushed_at, flushed_at)
+        injection.detail = f"{what}; {self._hit_words(hit)}"
+        say(f"fault relay-flush: {injection.detail}")
+        self._recover(injection, flushed_at, lambda: self._edge_ended_well(hit, flushed_at))
+
+    def fault_web_db_outage(self, injection: Injection) -> None:
+        self._wait_for_edge_in_play()
+        away: list[float | None] = [time.time(), None]
+        self.web_db_away.append(away)
+        self.site.web_db.cut()
+        time.sleep(self.args.web_db_outage_seconds)
+        self.site.web_db.restore()
+        restored = away[1] = time.time()
+        hit = self._edge_played_between(away[0], restored)
+        injection.detail = f"the web without PostgreSQL for {restored - away[0]:.0f} s; {self._hit_words(hit)}"
+        say(f"fault web-db-outage: {injection.detail}")
+
+        def done():
+            if edge.healthz(self.site.port) != 200:
+                return None
+            with self.db() as conn:
+                connected = conn.execute(edge.CONNECTED_SINCE_SQL, [restored]).fetchone()[0]
+            if connected < len(self.remote_bots):  # each connection's heartbeat is recorded again
+                return None
+            return self._edge_ended_well(hit, restored)
+
+        self._recover(injection, restored, done)
+
     def faults(self) -> None:
-        for at, fault in self.schedule():
+        for number, (at, fault) in enumerate(self.schedule()):
             delay = self.run_started + at - time.time()
             if self.stop_load.wait(max(0.0, delay)):
                 return
@@ -1251,6 +1525,14 @@ class Soak:
             except Exception as err:
                 self.thread_errors.append(f"fault {fault}: {type(err).__name__}: {err}")
                 say(f"fault {fault} could not be injected: {type(err).__name__}: {err}")
+            if number == 0:
+                # The remote bots connect once the first flushdb is over: their validation and first ladder
+                # matches are then not among the messages it loses, which wait two minutes to be published again.
+                try:
+                    self.start_remote_bots()
+                except Exception as err:
+                    self.thread_errors.append(f"remote bots: {type(err).__name__}: {err}")
+                    say(f"the remote bots could not be started: {type(err).__name__}: {err}")
 
     # -- the run ------------------------------------------------------------------------------------------------
     def run(self) -> int:
@@ -1266,6 +1548,12 @@ class Soak:
                 if service.alive():
                     with contextlib.suppress(ProcessLookupError):
                         os.killpg(service.proc.pid, signal.SIGKILL)
+            for person in self.people:
+                person.gone.set()
+            for bot in self.remote_bots:
+                bot.stop(grace=0)
+            if hasattr(self, "site"):
+                self.site.web_db.cut()
             self.cleanup(keep_folder=True)
             raise
         code = self.report()
@@ -1277,7 +1565,7 @@ class Soak:
         self.site.start(meanwhile=self.populate)
         say(f"site up in {time.monotonic() - t0:.1f} s on port {self.site.port}: web, "
             f"{', '.join(w.name for w in self.site.all_workers())}, beat; queue order {','.join(QUEUE_ORDER)}")
-        self.web = Web(self.site.port, self.findings, self.figures)
+        self.web = Web(self.site.port, self.findings, self.figures, self.outage_5xx)
         self.run_started = time.time()  # the run starts with the uploads: seeding is part of the load
         for target in (self.monitor, self.checker):
             threading.Thread(target=target, daemon=True).start()
@@ -1285,6 +1573,8 @@ class Soak:
         threads = [threading.Thread(target=self.reader, args=(i,), daemon=True) for i in range(self.args.readers)]
         threads += [threading.Thread(target=self.seed_then_upload, daemon=True),
                     threading.Thread(target=self.tournaments_all_along, daemon=True)]
+        people = [threading.Thread(target=self.person, args=(i,), daemon=True) for i in range(self.args.people)]
+        threads += people
         injector = threading.Thread(target=self.faults, daemon=True)
         for thread in [*threads, injector]:
             thread.start()
@@ -1294,14 +1584,24 @@ class Soak:
         self.run_ended = time.time()
         injector.join(timeout=120)
         self._drain()
-        self.stop_load.set()
+        self.stop_load.set()  # people finish the match at hand (it is counted: it must end well too)
         for thread in threads:
             thread.join(timeout=70)
-        self.stop_monitor.set()
-        with psycopg.connect(self.db_url, autocommit=True) as conn:
-            self.check(conn)  # once more, after the load stopped
+        deadline = time.time() + 150  # a person's match: a few minutes at the very most
+        for thread in people:
+            thread.join(timeout=max(0.0, deadline - time.time()))
+        if any(thread.is_alive() for thread in people):
+            say("a person is still at a table when the site stops (the last check will say which match)")
+        for person in self.people:
+            person.gone.set()
         say("stopping the site")
         self.site.stop()
+        for bot in self.remote_bots:  # after the workers: their last matches' remote seats were still served
+            bot.stop()
+        self.stop_monitor.set()
+        self.final = True
+        with psycopg.connect(self.db_url, autocommit=True) as conn:
+            self.check(conn)  # once more, after the site stopped: nothing may still wait or play
         self._final_process_scan()
         self._read_logs()
 
@@ -1379,6 +1679,13 @@ class Soak:
             attempts = dict(conn.execute("SELECT attempts, count(*) FROM matches_match WHERE status = 'finished' "
                                          "GROUP BY 1"))
             bots = conn.execute("SELECT count(*) FROM bots_bot WHERE name LIKE 'soak-%%'").fetchone()[0]
+            edge_matches = conn.execute(edge.EDGE_MATCHES_SQL).fetchall()
+            edge_seats = conn.execute(edge.EDGE_SEATS_SQL).fetchall()
+            aborted = collections.Counter(edge.aborted_reason(row[0] or "") for row in conn.execute(
+                "SELECT failure FROM matches_match WHERE kind = 'casual' AND status = 'aborted'"))
+            remote_versions = dict(conn.execute(
+                "SELECT b.name, v.status FROM bots_bot b JOIN bots_botversion v ON v.bot_id = b.id "
+                "WHERE v.runtime = 'remote'").fetchall())
         minutes = max(1e-9, ((self.run_ended or time.time()) - self.run_started) / 60)
         figures = dict(self.figures.values)
         figures.update({
@@ -1393,6 +1700,26 @@ class Soak:
             figures[f"worker log '{marker}'"] = count
         for preset, peak in sorted(self.ladder_peak.items()):
             figures[f"ladder {preset} queued+running max"] = peak
+        by = collections.Counter()  # (remote or person, kind, status) -> matches
+        for who, kind, status, count in edge_matches:
+            by[(who, kind, status)] += count
+        figures.update({
+            "remote matches finished": sum(n for (w, _, st), n in by.items() if w == "remote" and st == "finished"),
+            "remote matches by kind and status": {f"{k} {st}": n for (w, k, st), n in sorted(by.items())
+                                                  if w == "remote"},
+            "casual matches finished": sum(n for (_, k, st), n in by.items() if k == "casual" and st == "finished"),
+            "casual matches aborted": sum(n for (_, k, st), n in by.items() if k == "casual" and st == "aborted"),
+            "casual matches aborted, why": dict(aborted),
+            "remote seats by verdict (finished matches)": {v: n for e, v, n in edge_seats if e == "remote"},
+            "person seats by verdict (finished matches)": {v: n for e, v, n in edge_seats if e == "person"},
+            "remote or person seats not ok outside every fault's window": len(self.edge_forfeits),
+            "remote versions": remote_versions,
+            "arena connect reconnections": sum(b.disconnects() for b in self.remote_bots),
+            "person answers sent": sum(p.answers for p in self.people),
+            "person answers refused, by code": {code: sum(p.refused.get(code, 0) for p in self.people)
+                                                for code in sorted({c for p in self.people for c in p.refused})},
+            "faults injected": dict(collections.Counter(i.fault for i in self.injections)),
+        })
         figures["matches by kind and status"] = kinds
         figures["finished seats by verdict"] = verdicts
         figures["finished matches by attempts"] = attempts
@@ -1428,15 +1755,15 @@ class Soak:
         print(f"\nsoak: {minutes:.1f} min on {self.args.workers} workers x {self.args.concurrency}"
               f"{' + a maintenance worker' if self.args.maintenance_worker else ''}, ladder depth {self.args.depth}, "
               f"lease {self.args.lease_seconds} s, queue order {','.join(QUEUE_ORDER)}", file=out)
-        print(f"\n{'fault':12} {'injected':>8} {'survived':>9} {'worst recovery s':>17}  detail", file=out)
+        print(f"\n{'fault':13} {'injected':>8} {'survived':>9} {'worst recovery s':>17}  detail", file=out)
         for fault, row in faults.items():
             worst = "-" if row["worst_recovery_s"] is None else f"{row['worst_recovery_s']:.1f}"
             survived = "-" if not row["injected"] else ("yes" if row["survived"] else "NO")
             detail = row["injections"][-1]["detail"] if row["injections"] else ""
-            print(f"{fault:12} {row['injected']:8d} {survived:>9} {worst:>17}  {detail[:110]}", file=out)
+            print(f"{fault:13} {row['injected']:8d} {survived:>9} {worst:>17}  {detail[:110]}", file=out)
             for inj in row["injections"]:
                 if inj["survived"] is False:
-                    print(f"{'':12} at {inj['at_s']:.0f}s: {inj['detail'][:160]}", file=out)
+                    print(f"{'':13} at {inj['at_s']:.0f}s: {inj['detail'][:160]}", file=out)
         print(f"\n{'invariant':42} {'result':>6}  violations", file=out)
         for row in invariants.values():
             print(f"{row['title']:42} {'ok' if row['ok'] else 'FAILED':>6}  {row['violations'] or ''}", file=out)
@@ -1446,6 +1773,8 @@ class Soak:
         for name, value in figures.items():
             shown = f"{value:.1f}" if isinstance(value, float) else value
             print(f"  {name}: {shown}", file=out)
+        for text in list(self.edge_forfeits.values())[:6]:
+            print(f"  not ok outside the faults' windows: {text[:200]}", file=out)
         if self.thread_errors:
             print(f"\nharness errors: {self.thread_errors[:5]}", file=out)
         print(f"\nsoak {'PASSED' if code == 0 else 'FAILED'}" + (f" (logs in {self.root}/logs)" if code else ""),
@@ -1453,11 +1782,13 @@ class Soak:
         if self.args.json:
             Path(self.args.json).write_text(json.dumps({"faults": faults, "invariants": invariants, "figures": figures,
                                                         "exit": code, "logs": str(self.root / "logs"),
-                                                        "harness_errors": self.thread_errors}, indent=1, default=str))
+                                                        "harness_errors": self.thread_errors,
+                                                        "not_ok_outside_faults": list(self.edge_forfeits.values())},
+                                                       indent=1, default=str))
         return code
 
     def _beat_gap(self) -> float:
-        runs = sorted(t for t in self.logs.succeeded.get("matches.tasks.recover_matches", [])
+        runs = sorted(t for t in self.logs.succeeded.get("play.tasks.recover_matches", [])
                       if t >= self.run_started)
         worst = 0.0
         for a, b in zip([self.run_started, *runs], [*runs, self.run_ended or time.time()], strict=True):
@@ -1468,9 +1799,11 @@ class Soak:
     def cleanup(self, keep_folder: bool) -> None:
         if hasattr(self, "proxy"):
             self.proxy.close()
-        if hasattr(self, "redis"):
+        if hasattr(self, "site"):
+            self.site.web_db.cut()
+        for database in getattr(self, "owned", []):
             with contextlib.suppress(Exception):
-                self.redis.flushdb()
+                database.flushdb()
         if not self.args.keep and hasattr(self, "db_name"):
             with psycopg.connect(f"{self.args.postgres}/postgres", autocommit=True) as admin:
                 admin.execute(f"DROP DATABASE IF EXISTS {self.db_name} WITH (FORCE)")
@@ -1489,6 +1822,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=30, help="length of the run under faults (default 30)")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/6", help="the broker's Redis database (flushed)")
+    parser.add_argument("--relay-redis", default="redis://127.0.0.1:6379/7",
+                        help="the live relay's Redis database (KOZYR_LIVE_REDIS_URL; flushed). The site's default is "
+                             "a fixed database of the broker's server, which every soak and test there would share "
+                             "(and the relay-flush fault flush); the same as --redis is allowed")
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432", help="the server (no database)")
     parser.add_argument("--workers", type=int, default=2, help="match workers (default 2)")
     parser.add_argument("--concurrency", type=int, default=2, help="processes per match worker (default 2)")
@@ -1503,11 +1840,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--users", type=int, default=20, help="accounts the bots are spread over")
     parser.add_argument("--house-bots", action="store_true", help="house bots play the ladder too")
     parser.add_argument("--readers", type=int, default=3, help="threads reading pages and the API")
+    parser.add_argument("--remote-bots", type=int, default=2,
+                        help="remote bots on the Bura ladder, each an `arena connect` of its own (default 2)")
+    parser.add_argument("--remote-max-matches", type=int, default=4,
+                        help="arena connect --max-matches (default 4, its own default)")
+    parser.add_argument("--remote-think", type=float, default=0.3,
+                        help="seconds a remote bot holds each action back (default 0.3 of the 1 s move time: its "
+                             "matches last long enough for a fault to find one in play)")
+    parser.add_argument("--people", type=int, default=2,
+                        help=f"people at live tables against {PEOPLE_OPPONENT}, one match after another (default 2)")
     parser.add_argument("--reader-pause", type=float, default=0.25, help="seconds between a reader's requests")
     parser.add_argument("--upload-every", type=float, default=12, help="seconds between uploads during the run")
     parser.add_argument("--seed-wait", type=float, default=90, help="at most this long for the first validations")
-    parser.add_argument("--fault-gap", type=float, help="seconds between faults (24; 75 when over 4 minutes)")
+    parser.add_argument("--fault-gap", type=float, help="seconds between faults (20; 75 when over 4 minutes)")
     parser.add_argument("--db-cut-seconds", type=float, default=8)
+    parser.add_argument("--web-db-outage-seconds", type=float, default=35,
+                        help="the web tier without PostgreSQL this long (default 35)")
+    parser.add_argument("--web-db-settle", type=float, default=10,
+                        help="5xx this long after the web's database came back are still the outage's (default 10: "
+                             "a request waiting for a connection when it came back, the log read a moment late)")
+    parser.add_argument("--edge-wait", type=float,
+                        help="an edge fault waits up to this long for a remote bot's and a person's match to be in "
+                             "play (15; 120 over 4 minutes)")
+    parser.add_argument("--edge-slack", type=float, default=90,
+                        help="a fault's window reaches this long past its end for the seats' check (default 90: a "
+                             "seat hurt by it is ruled on within its clock and the remote grace)")
     parser.add_argument("--beat-down-seconds", type=float, help="beat stays dead this long (15; 20 over 4 minutes)")
     parser.add_argument("--two-beats-seconds", type=float, help="two beats this long (20; 30 over 4 minutes)")
     parser.add_argument("--drain-seconds", type=float,
@@ -1524,8 +1881,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the database and the folder")
     args = parser.parse_args(argv)
     short = args.minutes <= 4  # the form `make test` runs: every fault once, close together
-    for name, quick, slow in (("fault_gap", 24, 75), ("beat_down_seconds", 15, 20), ("two_beats_seconds", 20, 30),
-                              ("drain_seconds", 30, args.recovery_bound + 20)):
+    for name, quick, slow in (("fault_gap", 20, 75), ("beat_down_seconds", 15, 20), ("two_beats_seconds", 20, 30),
+                              ("drain_seconds", 30, args.recovery_bound + 20), ("edge_wait", 15, 120)):
         if getattr(args, name) is None:
             setattr(args, name, quick if short else slow)
     if args.bots < 50:

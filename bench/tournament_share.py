@@ -72,8 +72,8 @@ def main() -> None:
     from config.celery_settings import CELERY_BEAT_SCHEDULE, QUEUE_ORDER
     from ladder.tasks import fill_ladder
     from matches.models import Match
-    from matches.tasks import recover_matches
     from matches.validation import do_upload_version
+    from play.tasks import recover_matches
     from tournaments import lifecycle
     from tournaments.actions import do_create_tournament
     from tournaments.models import Entry, Tournament
@@ -100,7 +100,7 @@ def main() -> None:
                                "--without-gossip"], cwd=REPO / "platform", env=env, stdout=log,
                               stderr=subprocess.STDOUT, start_new_session=True)
     uploader = User.objects.create_user("uploader", password="a-long-password-1")
-    beat = {"matches.tasks.recover_matches": recover_matches, "ladder.tasks.fill_ladder": fill_ladder,
+    beat = {"play.tasks.recover_matches": recover_matches, "ladder.tasks.fill_ladder": fill_ladder,
             "tournaments.tasks.drive": drive}
     schedule = [(beat[job["task"]], float(job["schedule"])) for job in CELERY_BEAT_SCHEDULE.values()
                 if job["task"] in beat]

@@ -11,7 +11,9 @@
 #   kozyr-engine-cli:podman  /usr/local/bin/docker as `podman` (the Dockerfile's docker:28-cli stage): the
 #                            worker's engine CLI on a podman host, talking to CONTAINER_HOST
 #   kozyr-postgres:15        PostgreSQL 15 with an entry point that initialises the data folder from
-#                            POSTGRES_DB / POSTGRES_USER / POSTGRES_PASSWORD, as the postgres image does
+#                            POSTGRES_DB / POSTGRES_USER / POSTGRES_PASSWORD, and stopped by SIGINT (a fast
+#                            shutdown: SIGTERM's smart one waits for every pooled connection), as the
+#                            postgres image does
 #   kozyr-redis:7            Redis 7 (redis-server, redis-cli)
 #   kozyr-platform:latest    `podman build` of ./Dockerfile
 #   kozyr-bot-runtime:latest sandbox/image/build-local.sh
@@ -91,7 +93,7 @@ debian_image localhost/kozyr-postgres:15 "postgresql-15,postgresql-client-15,tzd
   "install -m 0755 $here/local-images/postgres-entrypoint.sh \"\$1\"/usr/local/bin/postgres-entrypoint.sh" \
   'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin' \
   'ENV PGDATA=/var/lib/postgresql/data' 'ENV LANG=C.UTF-8' \
-  'ENTRYPOINT ["/usr/local/bin/postgres-entrypoint.sh"]' 'EXPOSE 5432' \
+  'ENTRYPOINT ["/usr/local/bin/postgres-entrypoint.sh"]' 'EXPOSE 5432' 'STOPSIGNAL SIGINT' \
   "LABEL kozyr.entrypoint.sha=$(sha256sum "$here/local-images/postgres-entrypoint.sh" | cut -c1-16)"
 
 debian_image localhost/kozyr-redis:7 "redis-server,redis-tools" "true" \

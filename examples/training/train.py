@@ -5,8 +5,8 @@
 1. **Train**: REINFORCE (policy gradient with a running-mean baseline) on the linear softmax policy of
    ``policy.py``, weights starting at zero (a uniform random player), through ``arena.env.KozyrGymEnv``:
    one-deal episodes (``match=deals:1``) of ``bura`` against the built-in ``greedy``, the learner's seat
-   rotating with the seed; the reward is the deal's result (+1 won, -1 lost, 0 void). The budget is CPU
-   minutes of this process (``time.process_time``).
+   rotating with the seed; the reward is the deal's result (+1 won, -1 lost, 0 void). The budget is
+   ``--episodes`` deals, or else ``--minutes`` of this process's CPU time (``time.process_time``).
 2. **Measure**: whole ``bura`` matches (penalty points to 12) against ``greedy`` on a duplicate set of
    deals: every seed is played twice, the learner in seat 0 and then in seat 1, so both sides hold the
    same cards. The win rate is the learner's mean match score (1 win, 0 loss); its 95% interval is
@@ -14,7 +14,9 @@
 3. **Export**: ``<out>/bot/`` holds ``main.py`` (the protocol loop), ``policy.py`` and ``weights.json``:
    python3's standard library only, ready for ``arena play bura <out>/bot builtin:greedy`` and upload.
 
-Everything is seeded: the same command gives the same weights and the same figures.
+Everything is seeded. With ``--episodes`` the same command gives the same weights and the same figures on
+any build (compiled or Python engines, a fast or a busy machine): the engines deal and play alike on
+both, and the episodes are numbered, not timed. With ``--minutes`` the number of deals depends on speed.
 """
 
 from __future__ import annotations
@@ -44,9 +46,15 @@ TRAIN_SEED = 1_000_000  # training episodes use seeds from here; the evaluation'
 EVAL_SEED = 2026
 
 
-def train(minutes: float, *, learning_rate: float = 0.02, seed: int = 0, log_every: int = 2000,
+def train(minutes: float | None, *, learning_rate: float = 0.02, seed: int = 0, log_every: int = 2000,
           max_episodes: int | None = None) -> tuple[np.ndarray, dict]:
-    """REINFORCE for ``minutes`` of CPU time (or ``max_episodes``); returns the weights and a summary."""
+    """REINFORCE for ``minutes`` of CPU time or ``max_episodes`` deals, whichever ends first (``None``: no such
+    limit; one must be given); returns the weights and a summary."""
+    if minutes is None and max_episodes is None:
+        raise ValueError("give a budget: minutes of CPU time, max_episodes deals, or both")
+    if max_episodes is not None and max_episodes < 1:
+        raise ValueError(f"max_episodes must be at least 1, not {max_episodes}")
+    seconds = math.inf if minutes is None else minutes * 60
     env = KozyrGymEnv("bura", "builtin:greedy", rules={"match": "deals:1"})
     weights = np.zeros(policy.SIZE)
     rng = np.random.default_rng(seed)
@@ -55,7 +63,7 @@ def train(minutes: float, *, learning_rate: float = 0.02, seed: int = 0, log_eve
     episodes = 0
     recent: list[float] = []
     start = time.process_time()
-    while time.process_time() - start < minutes * 60 and (max_episodes is None or episodes < max_episodes):
+    while time.process_time() - start < seconds and (max_episodes is None or episodes < max_episodes):
         _, info = env.reset(seed=TRAIN_SEED + episodes)
         grads = np.zeros(policy.SIZE)
         reward, done = 0.0, False
@@ -158,14 +166,25 @@ def export(weights, directory: Path, summary: dict) -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=3.0, help="training budget in CPU minutes (default 3)")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, default=None,
+                        help="training budget in CPU minutes (default 3 when --episodes is not given)")
+    budget.add_argument("--episodes", type=int, default=None,
+                        help="training budget in deals: the same seed gives the same weights on any build")
     parser.add_argument("--eval-seeds", type=int, default=200, help="duplicate deal sequences to measure on")
     parser.add_argument("--out", type=Path, default=Path("out/bura-learner"), help="where the model and bot go")
     parser.add_argument("--learning-rate", type=float, default=0.02)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    print(f"training for {args.minutes:g} CPU minutes against builtin:greedy (one-deal episodes of bura)")
-    weights, summary = train(args.minutes, learning_rate=args.learning_rate, seed=args.seed)
+    if args.episodes is not None and args.episodes < 1:
+        parser.error(f"--episodes must be at least 1, not {args.episodes}")
+    if args.episodes is None:
+        minutes = 3.0 if args.minutes is None else args.minutes
+        print(f"training for {minutes:g} CPU minutes against builtin:greedy (one-deal episodes of bura)")
+        weights, summary = train(minutes, learning_rate=args.learning_rate, seed=args.seed)
+    else:
+        print(f"training on {args.episodes} deals against builtin:greedy (one-deal episodes of bura)")
+        weights, summary = train(None, learning_rate=args.learning_rate, seed=args.seed, max_episodes=args.episodes)
     print(f"trained on {summary['episodes']} deals in {summary['cpu_seconds']:.0f} s CPU")
     for name, w in zip(policy.NAMES, weights, strict=True):
         print(f"  {w:+7.3f}  {name}")

@@ -1,0 +1,93 @@
+"""Write a trained actor as an uploadable bot folder (shared by maskable_ppo.py and cleanrl_ppo.py).
+
+The folder holds ``main.py`` (the protocol loop), ``mlp.py`` and ``model.json`` (the actor's layers, run
+by numpy: the sandbox's Python has numpy 1.24 but no torch, docs/protocol.md), and the game's encoder: a
+copy of ``arena/env/encoding.py`` and of the ``arena`` package it imports (the engines' sources, without
+``arena.env``), so the bot encodes exactly what the environment encoded. Bura-family presets only: the
+bot maps the protocol's legal actions to indices with the Bura encoder's ``index_of``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from mlp import MaskedMlp
+
+from arena.env import KozyrGymEnv
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+
+BOT_MAIN = '''"""A bot trained by examples/training/{trainer}: numpy runs the actor (mlp.py, model.json).
+
+The observation is encoded by the environment's own encoder (kozyr_encoding.py, a copy of
+arena/env/encoding.py, with the arena package beside it). Protocol: docs/protocol.md.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+
+from kozyr_encoding import encoder_for  # noqa: E402
+from mlp import MaskedMlp  # noqa: E402
+
+from arena.games import new_match, resolve  # noqa: E402
+
+MODEL = json.loads((HERE / "model.json").read_text())
+
+
+def main():
+    actor = MaskedMlp.from_json(MODEL)
+    encoder = None
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "hello":
+            game, rules = resolve(message["preset"])
+            encoder = encoder_for(game, rules, new_match(rules, 0))
+            if (encoder.size, encoder.actions) != (MODEL["observation_size"], MODEL["actions"]):
+                print(f"this model was trained for {{MODEL['preset']}}, not {{message['preset']}}", file=sys.stderr)
+            print(json.dumps({{"type": "ready", "name": "{name}"}}), flush=True)
+        elif kind == "request":
+            observation, legal = message["observation"], message["legal_actions"]
+            indices = [encoder.index_of(observation["hand"], action) for action in legal]
+            mask = np.zeros(encoder.actions, dtype=np.int8)
+            mask[indices] = 1
+            best = actor.best(encoder.encode(observation), mask)
+            action = legal[indices.index(best)]
+            print(json.dumps({{"type": "action", "id": message["id"], "action": action}}), flush=True)
+        elif kind == "goodbye":
+            break
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def write_bot(actor: MaskedMlp, directory: Path, preset: str, summary: dict, *, trainer: str, name: str) -> Path:
+    """Write the uploadable bot folder: main.py, mlp.py, model.json, kozyr_encoding.py and the arena package."""
+    if preset.split("-")[0] not in ("bura", "burkozel", "echki"):
+        raise ValueError(f"the exported bot maps actions with the Bura family's encoder; {preset!r} is not one")
+    env = KozyrGymEnv(preset, "builtin:random")
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "main.py").write_text(BOT_MAIN.format(trainer=trainer, name=name))
+    shutil.copyfile(HERE / "mlp.py", directory / "mlp.py")
+    shutil.copyfile(REPO / "arena" / "env" / "encoding.py", directory / "kozyr_encoding.py")
+    if (directory / "arena").exists():
+        shutil.rmtree(directory / "arena")
+    shutil.copytree(REPO / "arena", directory / "arena",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "env", "*.pyc"))
+    (directory / "model.json").write_text(json.dumps(
+        {"preset": preset, "observation_size": env.aec.encoder.size, "actions": env.aec.encoder.actions,
+         **actor.to_json(), "training": summary}) + "\n")
+    return directory
