@@ -22,8 +22,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "platform")]
 
-from tests.platform.test_embedded_default import Site, embedded_env, free_port, shell, status  # noqa: E402
-from tests.platform.workers import wait_for  # noqa: E402
+from tests.support.polling import wait_until  # noqa: E402
+from tests.support.supervised_site import Site, embedded_env, free_port, shell, status  # noqa: E402
 
 PAGES = ("/", "/games/bura/", "/bots/", "/bots/soak-bura/", "/tournaments/", "/docs/", "/api/v1/bots/",
          "/api/v1/matches/", "/api/v1/leaderboards/bura/", "/healthz")
@@ -60,7 +60,7 @@ def main() -> int:
     stop = threading.Event()
     started = time.monotonic()
     try:
-        wait_for(lambda: status(f"{site.url}/healthz") == 200, 120, "the web server")
+        wait_until(lambda: status(f"{site.url}/healthz") == 200, 120, "the web server")
         bot = (REPO / "examples" / "bura" / "python" / "main.py").as_posix()
         shell(env, "from accounts.models import User; from bots.actions import do_create_bot;"
                    " from matches.validation import do_upload_version;"

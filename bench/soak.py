@@ -108,7 +108,7 @@ import redis  # noqa: E402
 
 from bench import soak_edge as edge  # noqa: E402
 from config.celery_settings import CELERY_BEAT_SCHEDULE, QUEUE_ORDER  # noqa: E402
-from tests.platform.workers import DatabaseProxy  # noqa: E402
+from tests.support.workers import DatabaseProxy  # noqa: E402
 
 BIN = REPO / ".venv" / "bin"
 SOAK_BOTS = REPO / "bench" / "bots" / "soak"

@@ -4,12 +4,16 @@ end-to-end tests start real workers on Redis), and a private var/ per test run."
 import os
 import tempfile
 
+from tests.support.resources import redis_url
+
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kozyr")
 os.environ.setdefault("CELERY_BROKER_URL", "memory://")
 os.environ.setdefault("KOZYR_VAR_DIR", tempfile.mkdtemp(prefix="kozyr-test-var-"))
 os.environ.setdefault("KOZYR_SANDBOX_ALLOW_WEAK", "true")
 os.environ.setdefault("KOZYR_WORKER_SELF_STOP", "false")  # a task in the test process must never SIGTERM pytest
-os.environ.setdefault("KOZYR_LIVE_REDIS_URL", "redis://127.0.0.1:6379/14")  # live tables: the real Redis
+# Live tables: the real Redis, this test process's own database there (never the environment's, which every
+# xdist process would share).
+os.environ["KOZYR_LIVE_REDIS_URL"] = redis_url("live")
 # The house ladder of the tests plays in seconds: the search bots (tens of seconds a match) are registered but off
 # it, and the tests about them turn them on.
 os.environ.setdefault("KOZYR_HOUSE_SEARCH_BOTS", "false")

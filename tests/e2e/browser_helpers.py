@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import time
 from pathlib import Path
 
 import orjson
@@ -31,3 +32,14 @@ def engine_state(replay: dict, step: int):
     for entry in replay["actions"][:step]:
         state.apply(entry["seat"], entry["action"])
     return state
+
+
+def wait_in_page(page, predicate, timeout: float, what: str):
+    """Poll ``predicate`` while Playwright's event loop runs (a dialog's handler, say, only runs inside a
+    Playwright call), and return its first true value; fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        page.wait_for_timeout(20)
+    return value

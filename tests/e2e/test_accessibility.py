@@ -209,7 +209,7 @@ def test_the_replay_viewer_is_used_with_the_keyboard_alone(live_server, page, si
     page.wait_for_function("() => document.getElementById('rv-play').getAttribute('aria-pressed') === 'false'")
     page.wait_for_function(idle)
     paused_at = page.evaluate(step)
-    page.wait_for_timeout(1200)  # longer than a step at the chosen speed: nothing moved while paused
+    page.wait_for_timeout(1200)  # sleep-ok: longer than a step at the chosen speed, and nothing may move
     assert page.evaluate(step) == paused_at
 
     # the controls themselves, reached with Tab and pressed with Enter

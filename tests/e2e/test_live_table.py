@@ -164,8 +164,7 @@ def test_a_person_plays_a_whole_bura_match_by_clicking_resumes_and_sees_the_repl
     assert not any(card in page.inner_text("body").split() for card in hidden)
     play_to_the_end(page, by_keyboard=False, stop_after=3)
     # the tab is closed mid-match; the person comes back to the same page and the match goes on from there
-    page.close()
-    time.sleep(1)
+    page.close()  # and opened again at once, before the site may have noticed
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.on("pageerror", lambda exc: errors.append(str(exc)))

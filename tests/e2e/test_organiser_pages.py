@@ -10,7 +10,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from browser_helpers import ARTIFACTS
+from browser_helpers import ARTIFACTS, wait_in_page
 
 PASSWORD = "a-long-password-1"
 WIDTHS = (1366, 390)
@@ -85,7 +85,7 @@ def test_a_host_adds_entrants_to_a_private_tournament_on_its_page(live_server, p
     asked: list[str] = []
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     remove.click()
-    page.wait_for_timeout(300)
+    wait_in_page(page, lambda: asked, 10, "the confirm dialog")
     assert asked == ["Remove random-bura from Private cup?"], asked
     assert Entry.objects.filter(tournament=private_cup, bot__name="random-bura").exists()
     page.once("dialog", lambda dialog: dialog.accept())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from browser_helpers import ARTIFACTS
+from browser_helpers import ARTIFACTS, wait_in_page
 
 WIDTHS = (1366, 390)
 PASSWORD = "a-long-password-1"
@@ -125,7 +125,7 @@ def deactivate_asks_first(page, base: str) -> None:
     asked: list[str] = []
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     page.click("button[name=deactivate]")
-    page.wait_for_timeout(300)
+    wait_in_page(page, lambda: asked, 10, "the confirm dialog")
     assert asked and "leaves the ladder" in asked[0], asked
     assert Bot.objects.get(name="hostess-bot").active
     page.once("dialog", lambda dialog: dialog.accept())

@@ -34,7 +34,7 @@ def strings_in(value) -> set[str]:
     return set()
 
 
-def wait_for(page, step: int, view: str) -> None:
+def wait_for_position(page, step: int, view: str) -> None:
     page.wait_for_function(
         "([step, view]) => { const v = document.getElementById('replay-viewer');"
         " return v.dataset.step === String(step) && v.dataset.view === view && !v.hasAttribute('aria-busy'); }",
@@ -48,7 +48,7 @@ def open_viewer(page, url: str) -> None:
 
 def show(page, step: int, view: str) -> None:
     page.evaluate("hash => { window.location.hash = hash; }", f"#step={step}&seat={view}")
-    wait_for(page, step, view)
+    wait_for_position(page, step, view)
 
 
 def seen_events(replay: dict, seat: int | None, step: int) -> list[dict]:
@@ -75,29 +75,29 @@ def test_the_viewer_steps_with_the_keyboard_and_a_seat_sees_only_its_own_cards(l
     replay = stored_replay(match)
     steps = len(replay["actions"])
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/")
-    wait_for(page, 0, "all")
+    wait_for_position(page, 0, "all")
     screenshot(page, f"viewer-{preset}-start")
 
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    wait_for(page, positions(replay)[3][0], "all")
+    wait_for_position(page, positions(replay)[3][0], "all")
     page.keyboard.press("ArrowLeft")
-    wait_for(page, positions(replay)[2][0], "all")
+    wait_for_position(page, positions(replay)[2][0], "all")
     page.keyboard.press("n")  # next deal: the step of the second deal, or the end in a one-deal match
     deal_starts = [k for k in range(1, steps + 1)
                    if any(e["type"] == "deal" for e in seen_events(replay, None, k))]
-    wait_for(page, deal_starts[0] if deal_starts else steps, "all")
+    wait_for_position(page, deal_starts[0] if deal_starts else steps, "all")
     page.keyboard.press("End")
-    wait_for(page, steps, "all")
+    wait_for_position(page, steps, "all")
     assert f"step {steps} / {steps}" in page.inner_text("#rv-step")
     assert "End of the match" in page.inner_text("#rv-table")
     screenshot(page, f"viewer-{preset}-end")
     page.keyboard.press("Home")
-    wait_for(page, 0, "all")
+    wait_for_position(page, 0, "all")
 
     page.select_option("#rv-seat", "0")
-    wait_for(page, 0, "0")
+    wait_for_position(page, 0, "0")
     for step in sorted({0, 1, steps // 3, steps // 2, steps - 1, steps}):
         show(page, step, "0")
         state = engine_state(replay, step)
@@ -114,7 +114,7 @@ def test_the_viewer_steps_with_the_keyboard_and_a_seat_sees_only_its_own_cards(l
     screenshot(page, f"viewer-{preset}-seat0")
 
     page.select_option("#rv-seat", "all")
-    wait_for(page, steps // 2, "all")
+    wait_for_position(page, steps // 2, "all")
     state = engine_state(replay, steps // 2)
     hands = page.evaluate(DOM_HANDS)
     for seat in range(state.num_seats):
@@ -129,12 +129,12 @@ def test_the_url_hash_restores_a_position_and_a_seat(live_server, page, play, br
     replay = stored_replay(match)
     step = len(replay["actions"]) // 2
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={step}&seat=1")
-    wait_for(page, step, "1")
+    wait_for_position(page, step, "1")
     assert page.input_value("#rv-seat") == "1"
     assert page.get_attribute("#rv-link", "href") == f"#step={step}&seat=1"
     assert page.evaluate(DOM_HANDS)["1"] == engine_state(replay, step).observation(1)["hand"]
     page.keyboard.press("ArrowRight")
-    wait_for(page, step + 1, "1")
+    wait_for_position(page, step + 1, "1")
     # the next position is the step's own, or first the end of the deal it ends
     assert page.evaluate("location.hash") in (f"#step={step + 1}&seat=1", f"#step={step + 1}&end=1&seat=1")
     assert not page.errors
@@ -143,13 +143,13 @@ def test_the_url_hash_restores_a_position_and_a_seat(live_server, page, play, br
 def test_play_runs_the_match_forward_and_pause_stops_it(live_server, page, play):
     match = play("bura")
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/")
-    wait_for(page, 0, "all")
+    wait_for_position(page, 0, "all")
     page.select_option("#rv-speed", "16")
     page.keyboard.press(" ")
     page.wait_for_function("() => Number(document.getElementById('replay-viewer').dataset.step) >= 5")
     page.keyboard.press(" ")
     stopped = int(page.get_attribute("#replay-viewer", "data-step"))
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # sleep-ok: several steps at this speed, and nothing may move while paused
     assert int(page.get_attribute("#replay-viewer", "data-step")) == stopped
     assert page.get_attribute("#rv-play", "aria-pressed") == "false"
     assert not page.errors
@@ -169,12 +169,12 @@ def test_every_other_preset_draws_each_seats_view_without_errors(live_server, pa
     replay = stored_replay(match)
     steps = len(replay["actions"])
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={steps // 2}&seat=all")
-    wait_for(page, steps // 2, "all")
+    wait_for_position(page, steps // 2, "all")
     state = engine_state(replay, steps // 2)
     assert page.evaluate(DOM_HANDS) == {str(s): state.observation(s)["hand"] for s in range(state.num_seats)}
     last = state.num_seats - 1
     page.select_option("#rv-seat", str(last))
-    wait_for(page, steps // 2, str(last))
+    wait_for_position(page, steps // 2, str(last))
     hands = page.evaluate(DOM_HANDS)
     mine = state.observation(last)
     assert hands[str(last)] == mine["hand"]
@@ -182,7 +182,7 @@ def test_every_other_preset_draws_each_seats_view_without_errors(live_server, pa
     assert set(page.evaluate(DOM_CARDS)) - {"??"} <= strings_in(mine)
     screenshot(page, f"viewer-{preset}-seat{last}")
     page.keyboard.press("End")
-    wait_for(page, steps, str(last))
+    wait_for_position(page, steps, str(last))
     assert not page.errors
 
 
@@ -219,7 +219,7 @@ def test_everything_shows_a_face_down_set_on_the_table_marked_as_face_down(live_
                         if engine_state(replay, k).observation(0)["trick"] is not None)
     cards = played["cards"]
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={step}&seat=all")
-    wait_for(page, step, "all")
+    wait_for_position(page, step, "all")
     assert f"seat {played['seat']} plays {' '.join(cards)} face down" in page.inner_text("#rv-text")
     assert page.evaluate(DOM_PLAYED, played["seat"]) == [[c, True] for c in cards]  # shown, marked
     assert f"seat {played['seat']}" in page.inner_text("#rv-table .rv-trick") and "(face down)" in \
@@ -240,7 +240,7 @@ def test_everything_shows_the_face_down_cards_of_a_taken_trick_and_in_the_pile(l
     step, played = next((k, e) for k in range(1, len(replay["actions"]) + 1) for e in face_down_plays(replay, k))
     trick = next(e for e in seen_events(replay, None, step) if e["type"] == "trick")
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={step}&seat=all")
-    wait_for(page, step, "all")
+    wait_for_position(page, step, "all")
     assert page.inner_text("#rv-table .rv-trick h4").startswith(f"Trick taken by seat {trick['taker']}")
     assert page.evaluate(DOM_PLAYED, played["seat"]) == [[c, True] for c in played["cards"]]
     pile = page.evaluate(DOM_PILE, trick["taker"])
@@ -265,7 +265,7 @@ def test_the_last_trick_of_a_deal_is_not_drawn_on_the_next_deals_table(live_serv
     step = next(k for k in range(1, len(replay["actions"])) if "trick" in kinds(k) and kinds(k)[-1] == "deal")
     seat = 3
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={step}&seat={seat}")
-    wait_for(page, step, str(seat))
+    wait_for_position(page, step, str(seat))
     assert set(page.evaluate(DOM_CARDS)) - {"??"} <= strings_in(engine_state(replay, step).observation(seat))
     assert "no trick on the table" in page.inner_text("#rv-table .rv-trick")
     assert "takes" in page.inner_text("#rv-text")
@@ -282,7 +282,7 @@ def test_the_trump_is_named_once(live_server, page, play, fixed_deals):
     turned = next(k for k, obs in enumerate(seen) if obs["trump_card"])
     drawn = next(k for k, obs in enumerate(seen) if obs["trump_card"] is None and obs["trump"])
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={turned}&seat=all")
-    wait_for(page, turned, "all")
+    wait_for_position(page, turned, "all")
     card, suit = seen[turned]["trump_card"], suits[seen[turned]["trump"]]
     said = " ".join(page.inner_text("#rv-trump").split())
     assert said.startswith(f"Trump {card[0].replace('T', '10')}{suit}") and said.lower().count("trump") == 1, said
@@ -305,7 +305,7 @@ def test_sides_deals_and_points_read_the_same_in_every_game(live_server, page, p
     _, teams = layout(preset, {})
     bots = [seats[team[0]].version.label for team in teams]
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/")
-    wait_for(page, 0, "all")
+    wait_for_position(page, 0, "all")
     dealt = sum(e["type"] == "deal" for e in seen_events(replay, None, 0))  # a deal may end as it is dealt
     assert page.inner_text("#rv-step").startswith(f"Deal {dealt} · step 0 / ") and dealt >= 1
     assert page.inner_text("#rv-text").startswith("deal 1 dealt by seat ")
@@ -318,11 +318,11 @@ def test_sides_deals_and_points_read_the_same_in_every_game(live_server, page, p
         page.keyboard.press("t")  # to the position after the first discard
         first = next(k for k in range(1, steps + 1)
                      if any(e["type"] == "discard" for e in seen_events(replay, None, k)))
-        wait_for(page, first, "all")
+        wait_for_position(page, first, "all")
     else:
         assert button == "next trick" and "t next trick" in help_text
     page.keyboard.press("End")
-    wait_for(page, steps, "all")
+    wait_for_position(page, steps, "all")
     heads = page.locator("#rv-scores th").all_inner_texts()
     assert heads == ["After deal", *bots], heads
     rows = page.locator("#rv-scores tr").evaluate_all(

@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from bots import blobs
 from matches import actions
-from tests.platform.workers import REDIS_URL, Worker, flush_broker, publish_to_redis, wait_for
+from tests.support.polling import wait_until
+from tests.support.workers import REDIS_URL, Worker, flush_broker, publish_to_redis
 
 REPO = Path(__file__).resolve().parents[2]
 BOT = REPO / "examples" / "bura" / "python" / "main.py"
@@ -77,7 +78,7 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
     page.wait_for_url(f"{site}/bots/my-first-bot/")
 
     # The worker validates it; the page says so.
-    wait_for(lambda: BotVersion.objects.filter(bot__name="my-first-bot", status="ready").exists(), 120, "validation")
+    wait_until(lambda: BotVersion.objects.filter(bot__name="my-first-bot", status="ready").exists(), 120, "validation")
     page.reload()
     assert "ready" in page.inner_text("#versions")
     screenshot(page, "journey-bot-ready")
@@ -88,7 +89,7 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
         return Match.objects.filter(kind="ladder", status="finished", seats__version__bot__name="my-first-bot") \
             .distinct().count() >= 4
 
-    wait_for(played, 240, "ladder matches of the new bot")
+    wait_until(played, 240, "ladder matches of the new bot")
     refit_preset("bura")
     page.goto(f"{site}/games/bura/")
     assert "my-first-bot" in page.inner_text("#leaderboard")
@@ -148,7 +149,7 @@ def test_a_new_user_uploads_climbs_watches_reproduces_and_hosts(live_server, pag
         lifecycle.drive()  # the beat job
         return Tournament.objects.get(pk=tournament.pk).status == "finished"
 
-    wait_for(finished, 240, "the tournament")
+    wait_until(finished, 240, "the tournament")
     page.reload()
     standings = page.inner_text("#standings")
     assert "my-first-bot" in standings and "greedy-bura" in standings

@@ -7,12 +7,13 @@ end-to-end tests start real Celery worker processes on Redis.
 from __future__ import annotations
 
 import io
-import socket
 import zipfile
 from pathlib import Path
 
 import pytest
 from rest_framework.test import APIClient
+
+from tests.support.resources import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -119,10 +120,6 @@ def bura_bot(alice, house_bots):
     return do_create_bot(alice, game="bura", name="alice-bura")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -139,7 +136,7 @@ def asgi_site(house_bots, monkeypatch, settings):
     from config.asgi import application
     from matches import actions
     from play.tasks import play_match
-    from tests.platform.workers import wait_for
+    from tests.support.polling import wait_until
 
     # Each request runs in a thread of its own: with persistent connections each would keep one, and a crawl of
     # the whole site would use up the server's (a web process takes a bounded pool instead, config/database.py,
@@ -160,7 +157,7 @@ def asgi_site(house_bots, monkeypatch, settings):
                                            ws_max_size=512 * 1024, lifespan="on"))
     serving = threading.Thread(target=server.run, daemon=True)
     serving.start()
-    wait_for(lambda: server.started, 30, "uvicorn to start")
+    wait_until(lambda: server.started, 30, "uvicorn to start")
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     serving.join(15)

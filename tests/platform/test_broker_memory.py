@@ -9,7 +9,6 @@ works), and the worker stopped with "Unrecoverable error: OutOfMemoryError", aga
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
 from pathlib import Path
 
@@ -26,7 +25,8 @@ from matches.models import Match
 from tests.platform.test_healthz import site_process
 from tests.platform.test_metrics import samples, value
 from tests.platform.test_worker_e2e import slow_ladder_match, workers  # noqa: F401  (the fixture: real workers)
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
+from tests.support.resources import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 MAXMEMORY = 8 * 2**20
@@ -34,10 +34,6 @@ FILLER = "kozyr:test:filler"  # what the relay's unbounded lists were: one list 
 REFUSAL = "the broker refuses commands"  # what a waiting worker logs at each attempt (config/worker_consumer.py)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class PrivateRedis:
@@ -51,7 +47,7 @@ class PrivateRedis:
              "--appendonly", "no", "--maxmemory", str(MAXMEMORY), "--maxmemory-policy", "noeviction"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.client = redis.Redis(port=self.port, db=2)
-        wait_for(self._answers, 30, "the private Redis to answer")
+        wait_until(self._answers, 30, "the private Redis to answer")
 
     def _answers(self) -> bool:
         assert self.proc.poll() is None, "the private Redis exited"
@@ -243,10 +239,10 @@ def finished(match: Match) -> bool:
 def test_a_worker_started_while_the_broker_refuses_writes_waits_then_plays(workers, worker_broker):  # noqa: F811
     worker_broker.fill()
     worker = workers("patient", wait=False, CELERY_BROKER_URL=worker_broker.url(0))
-    wait_for(waiting_out_refusals(worker, 2), 120, lambda: f"two refusals waited out: {worker.output()[-3000:]}")
+    wait_until(waiting_out_refusals(worker, 2), 120, lambda: f"two refusals waited out: {worker.output()[-3000:]}")
     worker_broker.free()
     match = house_match()
-    wait_for(lambda: finished(match), 120, lambda: f"the match to finish: {worker.output()[-3000:]}")
+    wait_until(lambda: finished(match), 120, lambda: f"the match to finish: {worker.output()[-3000:]}")
     assert worker.proc.poll() is None
     assert "Unrecoverable error" not in worker.output()
 
@@ -257,13 +253,13 @@ def test_a_worker_whose_broker_fills_during_a_match_survives_and_plays_on(worker
                                                                           alice):
     worker = workers("survivor", CELERY_BROKER_URL=worker_broker.url(0))
     first = slow_ladder_match(alice, delay=1.0, deals=3)  # seconds of play: the broker fills meanwhile
-    wait_for(lambda: Match.objects.filter(pk=first.pk, status="running").exists(), 60, "the match to start")
+    wait_until(lambda: Match.objects.filter(pk=first.pk, status="running").exists(), 60, "the match to start")
     house_match()  # its message waits in the queue for the worker's one process
     worker_broker.fill()  # taking that message (and, on Redis 7, acknowledging the first) will be refused
-    wait_for(lambda: finished(first), 120, lambda: f"the first match to finish: {worker.output()[-3000:]}")
-    wait_for(waiting_out_refusals(worker, 2), 120, lambda: f"two refusals waited out: {worker.output()[-3000:]}")
+    wait_until(lambda: finished(first), 120, lambda: f"the first match to finish: {worker.output()[-3000:]}")
+    wait_until(waiting_out_refusals(worker, 2), 120, lambda: f"two refusals waited out: {worker.output()[-3000:]}")
     worker_broker.free()
     last = house_match()
-    wait_for(lambda: finished(last), 120, lambda: f"a match published after to finish: {worker.output()[-3000:]}")
+    wait_until(lambda: finished(last), 120, lambda: f"a match published after to finish: {worker.output()[-3000:]}")
     assert worker.proc.poll() is None
     assert "Unrecoverable error" not in worker.output()

@@ -17,7 +17,8 @@ from django.db import connection
 from django.utils import timezone
 
 from matches.models import Match
-from tests.platform.workers import REDIS_URL, Worker, flush_broker, wait_for
+from tests.support.polling import wait_until
+from tests.support.workers import REDIS_URL, Worker, flush_broker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.site]
 REPO = Path(__file__).resolve().parents[2]
@@ -72,7 +73,7 @@ def running_match_of(pids: set[str]) -> Match | None:
 def kill_mid_match(worker: Worker) -> Match | None:
     """SIGKILL ``worker`` while it plays a match; the match it held at the kill (None when it had just
     finished one and not yet leased the next, a race a caller retries with a new worker)."""
-    wait_for(lambda: running_match_of(pids_of(worker)), 120, f"worker {worker.name} to play a match")
+    wait_until(lambda: running_match_of(pids_of(worker)), 120, f"worker {worker.name} to play a match")
     pids = pids_of(worker)
     worker.kill()
     return running_match_of(pids)
@@ -100,8 +101,8 @@ def test_a_killed_workers_match_is_finished_within_its_lease_and_a_minute_while_
             started.append(doomed)
             doomed.wait_ready()
             # The ladder is filled by beat's first fill: far more queued than two workers can play.
-            wait_for(lambda: Match.objects.filter(kind="ladder", status="queued").count() >= LADDER_DEPTH, 90,
-                     "the ladder to fill")
+            wait_until(lambda: Match.objects.filter(kind="ladder", status="queued").count() >= LADDER_DEPTH, 90,
+                       "the ladder to fill")
             match = kill_mid_match(doomed)
             if match is not None:
                 break
@@ -113,7 +114,7 @@ def test_a_killed_workers_match_is_finished_within_its_lease_and_a_minute_while_
         def finished() -> bool:
             return Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
 
-        wait_for(finished, LEASE_SECONDS + 60, f"match {match.pk} of the killed worker to be finished by another "
+        wait_until(finished, LEASE_SECONDS + 60, f"match {match.pk} of the killed worker to be finished by another "
                                                f"worker (survivor's log: {survivor.output()[-1500:]})", every=0.5)
         recovered_in = time.monotonic() - killed_at
         print(f"the killed worker's match {match.pk} was finished {recovered_in:.1f} s after the kill "

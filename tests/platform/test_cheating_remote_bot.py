@@ -38,7 +38,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect as ws_connect
 
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -575,8 +575,8 @@ def test_a_cheating_remote_bot_learns_no_hidden_card_of_a_deal_still_in_play(sit
                           list(cheater.frames)))
         cheater.go_on.set()
 
-    wait_for(lambda: not Match.objects.filter(pk__in=mine, status__in=IN_PLAY).exists(), 120,
-             "the cheater's matches to end")
+    wait_until(lambda: not Match.objects.filter(pk__in=mine, status__in=IN_PLAY).exists(), 120,
+               "the cheater's matches to end")
     assert play_match(sealed[1].pk) == "finished"  # the sealed deal's last match: every deal is over now
     assert not in_play_now()
     after = Crawl(nobody).everything()

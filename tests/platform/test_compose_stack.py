@@ -20,7 +20,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -30,7 +29,8 @@ from pathlib import Path
 import pytest
 
 from arena.client import Site
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
+from tests.support.resources import free_port
 
 pytestmark = [pytest.mark.site, pytest.mark.timeout(1800)]
 
@@ -54,10 +54,6 @@ def run(*command: str, timeout: float = 120, check: bool = True, **kwargs) -> su
     return done
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def host_address() -> str:
@@ -156,7 +152,7 @@ class EngineSocket:
 def engine_socket(tmp_path):
     folder = Path(f"/run/kozyr-stack-{os.getpid()}")
     socket = EngineSocket(folder / "podman.sock", tmp_path / "engine-socket.log")
-    wait_for(socket.service, 30, "the podman API socket, for the workers' group")
+    wait_until(socket.service, 30, "the podman API socket, for the workers' group")
     yield socket
     socket.keeper.terminate()
     socket.keeper.wait(timeout=30)
@@ -263,7 +259,7 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
         # The engine's API service restarts (an upgrade of podman, a crash): its new socket is the workers' again.
         first_service = engine_socket.service()
         os.kill(first_service, signal.SIGKILL)
-        wait_for(lambda: engine_socket.service() not in (None, first_service), 30, "the engine socket served again")
+        wait_until(lambda: engine_socket.service() not in (None, first_service), 30, "the engine socket served again")
 
         def healthy() -> bool:
             try:
@@ -271,7 +267,7 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
             except Exception:
                 return False
 
-        wait_for(healthy, 300, "the web service's /healthz")
+        wait_until(healthy, 300, "the web service's /healthz")
         timings["up to healthy"] = time.monotonic() - began
         # The guide's smoke test, before any proxy: as the proxy will ask (production redirects plain HTTP).
         assert json.loads(guide(stack, "smoke", **{"kozyr.example.org": "localhost",
@@ -292,7 +288,7 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
             state = site.request("GET", f"/api/v1/bots/slow-kozel/versions/{version['number']}/")
             return state if state["status"] != "pending" else {}
 
-        state = wait_for(validated, 300, "the upload's validation in a bot container")
+        state = wait_until(validated, 300, "the upload's validation in a bot container")
         assert state["status"] == "ready", state  # played in containers of the host's engine, not rejected
         timings["bot ready"] = time.monotonic() - uploaded
 
@@ -341,15 +337,15 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
             hosts_seen.update(owners.split())
             return {workers_host for workers_host, name in workers.items() if name != worker_names[1]} <= hosts_seen
 
-        wait_for(both_hosts_played, 300, "matches leased by a worker of each host")
+        wait_until(both_hosts_played, 300, "matches leased by a worker of each host")
         # Every bot container carries the site and the container of the worker that started it.
-        labelled = wait_for(lambda: site_containers(site_id, running=True), 120, "a bot container playing")
+        labelled = wait_until(lambda: site_containers(site_id, running=True), 120, "a bot container playing")
         assert all(row["worker"] in container_ids.values() for row in labelled), (labelled, container_ids)
         # A match can end in the seconds between being found running and its worker's kill: then it was not
         # killed, and the next one is tried (the killed worker comes back: restart unless-stopped). A match
         # still running after the kill was killed, since only its dead worker could have finished it.
         for _ in range(3):
-            victim = wait_for(running_ladder_match, 300, "a ladder match of the new bot to be running")
+            victim = wait_until(running_ladder_match, 300, "a ladder match of the new bot to be running")
             tried.add(victim["id"])
             owner = stack.manage("from matches.models import Match; "
                                  f"print(Match.objects.get(pk={victim['id']}).lease_owner)")
@@ -374,7 +370,7 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
             match = site.request("GET", f"/api/v1/matches/{victim['id']}/")
             return match if match["status"] in ("finished", "failed") else {}
 
-        done = wait_for(finished, 300, "the killed worker's match to be finished by the other")
+        done = wait_until(finished, 300, "the killed worker's match to be finished by the other")
         assert done["status"] == "finished" and done["attempts"] == 2, done
         timings["killed worker's match finished"] = time.monotonic() - killed
         scored = stack.manage(f"from matches.models import Seat; s = Seat.objects.filter(match={victim['id']});"
@@ -382,22 +378,22 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
         assert scored == f"{len(done['seats'])} {len(done['seats'])}"  # one result: every seat scored once
         # The dead worker's bot containers are removed (by its worker restarting on the same host, or by
         # beat's reaper once they exited): the engine keeps none of them.
-        wait_for(lambda: not orphans & bot_containers(site_id, host), 300,
-                 "the killed worker's bot containers to be reaped")
+        wait_until(lambda: not orphans & bot_containers(site_id, host), 300,
+                   "the killed worker's bot containers to be reaped")
 
         # The second host's worker is killed for good (`podman kill`: a stop by hand, it stays down) in the
         # middle of a match: no worker of its own ever sweeps again, and its bots are reaped by the main
         # host's workers, sooner than any exited container's grace, because the engine no longer runs it.
         host2_name = next(h for h, name in workers.items() if name == worker_names[2])
-        last_victim = wait_for(lambda: running_ladder_match(on_host=host2_name), 300,
-                               "a ladder match played by the second host")
+        last_victim = wait_until(lambda: running_ladder_match(on_host=host2_name), 300,
+                                 "a ladder match played by the second host")
         tried.add(last_victim["id"])
         left = bot_containers(site_id, host2_name)
         assert left, "the second host's worker runs its bots in containers of the engine"
         run("podman", "kill", worker_names[2])
         stopped = time.monotonic()
-        wait_for(lambda: not left & bot_containers(site_id, host2_name), 100,
-                 "the stopped worker's bot containers to be reaped by another worker")
+        wait_until(lambda: not left & bot_containers(site_id, host2_name), 100,
+                   "the stopped worker's bot containers to be reaped by another worker")
         timings["stopped host's bots reaped"] = time.monotonic() - stopped
         assert run("podman", "inspect", "--format", "{{.State.Status}}", worker_names[2]).stdout.strip() == "exited"
 
@@ -406,10 +402,10 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
         quiet = stack.manage  # a site with nothing to play stops cleanly: every bot container removed by its worker
         # Nothing queued or running, for good: a dead worker's match whose lease ran out is put back in the queue by
         # beat (and would then be played), so what is queued meanwhile is cancelled too, until none is left.
-        wait_for(lambda: quiet("from matches.models import Match; q = Match.objects.filter(status='queued');"
+        wait_until(lambda: quiet("from matches.models import Match; q = Match.objects.filter(status='queued');"
                                "q.update(status='cancelled');"
                                "print(Match.objects.filter(status__in=['queued', 'running']).count())") == "0",
-                 300, "the running matches to end and none to be queued again")
+                   300, "the running matches to end and none to be queued again")
         # Backup and restore exactly as docs/operations.md writes them, for a project that is not called kozyr.
         replay_url = f"{url}/api/v1/matches/{victim['id']}/replay/"
         replay = urllib.request.urlopen(replay_url, timeout=30).read()
@@ -425,7 +421,7 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
         guide(stack, "restore", DATE=backups[0].name.removeprefix("kozyr-").removesuffix(".dump"))
         # The restore's `up -d` may recreate services (podman-compose does, for one whose settings it finds
         # changed): as an operator would, the site is used once it says it is healthy again, not before.
-        wait_for(healthy, 300, "the web service's /healthz after the restore")
+        wait_until(healthy, 300, "the web service's /healthz after the restore")
         assert stack.manage(finished_count) == before
         assert urllib.request.urlopen(replay_url, timeout=30).read() == replay
         # The restore's bare `up` brought back every worker the file declares (WORKERS), not one.

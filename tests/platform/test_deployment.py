@@ -13,7 +13,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ from config.celery_settings import MAINTENANCE_QUEUE, OPEN_QUEUE, QUEUE_ORDER, S
 from sandbox import Limits
 from sandbox.backends import docker as container_backend
 from sandbox.backends.container_engine import DEFAULT_IMAGE, Engine
+from tests.support.resources import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "docker-compose.yml"
@@ -502,10 +502,6 @@ def test_unwritable_var_dir_is_one_clear_line(tmp_path, fake_programs):
 # --- the web health check against a real gunicorn ------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def health(path: str, port: int, allowed_hosts: str) -> subprocess.CompletedProcess:

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.resources import redis_url
+
 REPO = Path(__file__).resolve().parents[2]
-REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/15")
+REDIS_URL = redis_url("broker")
 GENEROUS = 3.0  # seconds: "about a second" (the deadline is 1 s), with room for a loaded machine
 
 

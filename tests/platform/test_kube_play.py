@@ -25,7 +25,7 @@ import yaml
 
 from arena.client import Site
 from tests.platform.test_compose_stack import LOCAL_IMAGES, engine_socket, free_port, images, run  # noqa: F401
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
 
 pytestmark = [pytest.mark.site, pytest.mark.timeout(1800)]
 
@@ -104,7 +104,7 @@ def test_podman_plays_the_manifests_and_a_bot_is_validated_and_plays_the_ladder(
             except Exception:
                 return False
 
-        wait_for(healthy, 300, "the web pod's /healthz")
+        wait_until(healthy, 300, "the web pod's /healthz")
         timings["up to healthy"] = time.monotonic() - began
 
         def migrated() -> list[str]:  # the Job's one run: migrations, then the house bots
@@ -112,7 +112,7 @@ def test_podman_plays_the_manifests_and_a_bot_is_validated_and_plays_the_ladder(
                         f"{prefix}-migrate-migrate").stdout.split()
             return state if state[0] == "exited" else []
 
-        assert wait_for(migrated, 120, "the migrate pod's end") == ["exited", "0"]
+        assert wait_until(migrated, 120, "the migrate pod's end") == ["exited", "0"]
         manage(prefix, "from bots.models import Bot; Bot.objects.exclude(game='kozel').update(active=False);"
                        "from accounts.models import User; User.objects.create_user('kube', password='a-long-pass-1')")
         token = Site(url).request("POST", "/api/v1/auth/token/",
@@ -126,7 +126,7 @@ def test_podman_plays_the_manifests_and_a_bot_is_validated_and_plays_the_ladder(
             state = site.request("GET", f"/api/v1/bots/kube-kozel/versions/{version['number']}/")
             return state if state["status"] != "pending" else {}
 
-        state = wait_for(validated, 300, "the upload's validation in a bot container of the host's engine")
+        state = wait_until(validated, 300, "the upload's validation in a bot container of the host's engine")
         assert state["status"] == "ready", state
         timings["bot ready"] = time.monotonic() - uploaded
 
@@ -134,7 +134,7 @@ def test_podman_plays_the_manifests_and_a_bot_is_validated_and_plays_the_ladder(
             page = site.request("GET", "/api/v1/matches/?bot=kube-kozel&kind=ladder&status=finished")
             return page["results"][0] if page["results"] else {}
 
-        match = wait_for(ladder_match, 300, "a ladder match of the upload, finished")
+        match = wait_until(ladder_match, 300, "a ladder match of the upload, finished")
         assert {seat["bot"] for seat in match["seats"]} > {"kube-kozel"}, match
         timings["ladder match"] = time.monotonic() - uploaded
         # worker.yaml's liveness probe, as Podman runs it (on a host without systemd, only when asked).

@@ -10,7 +10,6 @@ import random
 import subprocess
 import sys
 import threading
-import time
 import zlib
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from django.db import connection, connections, transaction
 from arena.games import all_presets
 from ladder.matchmaking import FILL_LOCK_SPACE, _fill_lock, fill_ladder, waiting_sets
 from matches.models import Match
+from tests.support.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 DEPTH = 3
@@ -95,6 +95,7 @@ FILL_ON_SQLITE = """
 import django, os, random, sys, time
 django.setup()
 from ladder.matchmaking import fill_ladder
+open(sys.argv[2] + "." + sys.argv[1], "w").close()  # ready
 while not os.path.exists(sys.argv[2]):  # every filler starts at once
     time.sleep(0.005)
 print(fill_ladder(random.Random(int(sys.argv[1]))))
@@ -121,7 +122,8 @@ def test_concurrent_fills_hold_the_depth_on_the_embedded_sqlite(tmp_path):
     fillers = [subprocess.Popen([sys.executable, "-c", FILL_ON_SQLITE, str(k), str(go)], cwd=REPO / "platform",
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for k in range(FILLERS)]
-    time.sleep(3)  # every filler has started Django and waits for the go
+    wait_until(lambda: all(Path(f"{go}.{k}").exists() for k in range(FILLERS)), 120,
+               "every filler to start Django and wait for the go")
     go.touch()
     outputs = [filler.communicate(timeout=300) for filler in fillers]
     assert all(filler.returncode == 0 for filler in fillers), [err for _, err in outputs]

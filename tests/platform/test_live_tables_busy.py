@@ -16,7 +16,8 @@ from django.test import Client
 
 from matches.models import Match
 from tests.platform.test_busy_recovery import LADDER_DEPTH, LEASE_SECONDS, Beat, pids_of, site_env
-from tests.platform.workers import Worker, flush_broker, publish_to_redis, wait_for
+from tests.support.polling import wait_until
+from tests.support.workers import Worker, flush_broker, publish_to_redis
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.site]
 
@@ -102,23 +103,23 @@ def test_people_at_tables_on_a_busy_site_with_a_worker_killed_under_one_of_them(
         started += workers
         for worker in workers:
             worker.wait_ready()
-        wait_for(lambda: Match.objects.filter(kind="ladder", status="queued").count() >= LADDER_DEPTH // 2, 90,
-                 "the ladder to fill")
+        wait_until(lambda: Match.objects.filter(kind="ladder", status="queued").count() >= LADDER_DEPTH // 2, 90,
+                   "the ladder to fill")
         people = [make_user("ann"), make_user("ben")]
         greedy = Bot.objects.get(name="greedy-bura")
         matches = [start_casual(user, greedy, "bura").pk for user in people]
         # the casual queue comes before the ladder's: both tables are dealt as soon as a worker is free
-        wait_for(lambda: Match.objects.filter(pk__in=matches, status="running").count() == 2, 90,
-                 "both tables to be dealt on the busy site")
+        wait_until(lambda: Match.objects.filter(pk__in=matches, status="running").count() == 2, 90,
+                   "both tables to be dealt on the busy site")
         tables = [Table(user, pk, seed) for seed, (user, pk) in enumerate(zip(people, matches, strict=True))]
         spectators = [Spectator(pk, "public") for pk in matches]  # a seat's own view is its person's alone
         for thread in (*tables, *spectators):
             thread.start()
-        wait_for(lambda: all(t.moves >= 2 for t in tables), 60, "both people to have played")
+        wait_until(lambda: all(t.moves >= 2 for t in tables), 60, "both people to have played")
         # Spectators see the moves LIVE_DELAY_SECONDS late: the kill waits until they have seen some, or a kill
         # within the first second would leave the doomed match's spectator nothing it had followed.
-        wait_for(lambda: all(s.most > 0 or not s.is_alive() for s in spectators), 30,
-                 "the spectators to see the first moves")
+        wait_until(lambda: all(s.most > 0 or not s.is_alive() for s in spectators), 30,
+                   "the spectators to see the first moves")
         # The worker holding a table's match still being played (either worker: each plays one of them; a quick
         # person's match may already have ended under load, so the one still running is taken).
         held = [(m, w) for m in Match.objects.filter(pk__in=matches, status="running") for w in workers

@@ -24,8 +24,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.platform.test_embedded_default import REPO, Site, embedded_env, free_port, shell, status
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
+from tests.support.supervised_site import REPO, Site, embedded_env, free_port, shell, status
 
 pytestmark = [pytest.mark.slow, pytest.mark.site]
 PASSWORD = "a-long-password-1"
@@ -121,20 +121,20 @@ def test_a_person_plays_the_embedded_site_and_a_killed_worker_aborts_the_match()
     shell(env, f"from accounts.models import User; User.objects.create_user('dora', password='{PASSWORD}')")
     site = Site(var, port, KOZYR_LADDER_QUEUE_DEPTH="0", KOZYR_LEASE_SECONDS="5")
     try:
-        wait_for(lambda: status(f"{site.url}/healthz") == 200, 90, "the web server " + site.output()[-2000:])
+        wait_until(lambda: status(f"{site.url}/healthz") == 200, 90, "the web server " + site.output()[-2000:])
         person = Person(site.url)
         person.log_in("dora")
         match_id = person.sit_down("greedy-bura", "bura")
         assert person.play(match_id, random.Random(2), moves=3)["status"] == "running"
         worker = site.pid("tables")  # a person's match is played in the open queue's worker of threads
         kill_tree(worker)
-        body = wait_for(lambda: (lambda b: b if b["status"] != "running" else None)(person.lines(match_id, 0)),
-                        90, "beat to notice the dead worker " + site.output()[-2000:], every=1)
+        body = wait_until(lambda: (lambda b: b if b["status"] != "running" else None)(person.lines(match_id, 0)),
+                          90, "beat to notice the dead worker " + site.output()[-2000:], every=1)
         assert body["status"] == "aborted", body
         assert "stopped renewing its lease" in body["failure"]
         _, _, page = person.open(f"/matches/{match_id}/")
         assert b"aborted" in page and b"Rematch" in page
-        wait_for(lambda: site.pid("tables") not in (0, worker), 60, "the tables worker to be started again")
+        wait_until(lambda: site.pid("tables") not in (0, worker), 60, "the tables worker to be started again")
         again = person.post_form(f"/play/{match_id}/rematch/", {})
         rematch = int(again.rstrip("/").split("/")[-1])
         assert rematch != match_id

@@ -8,7 +8,6 @@ from before, still gets in with the right password.
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import pytest
@@ -19,8 +18,9 @@ from rest_framework.test import APIClient
 from accounts.limits import address_key, client_ip
 from accounts.models import ApiToken
 from tests.platform.test_settings import manage
+from tests.support.resources import redis_url
 
-REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/5")
+REDIS_URL = redis_url("spare")
 PASSWORD = "a-long-password-1"
 LOGIN = "/api/v1/auth/token/"
 PROXY = "10.0.0.2"  # what gunicorn sees behind the documented proxy (compose's port forwarding)

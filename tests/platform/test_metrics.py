@@ -20,7 +20,8 @@ from bots.actions import house_version
 from matches import actions
 from matches.models import Match
 from ratings.models import Refit
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
+from tests.support.resources import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "kz-metrics-" + "t" * 32
@@ -175,10 +176,6 @@ def test_a_database_that_fails_leaves_the_request_metrics_and_says_so(client, db
     assert not any(name == "kozyr_matches" for name, _ in seen)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def get(url: str) -> str:
@@ -209,7 +206,7 @@ def test_gunicorn_workers_share_their_request_counts(db, tmp_path):
             except OSError:
                 return False
 
-        wait_for(up, 60, "gunicorn")
+        wait_until(up, 60, "gunicorn")
         with concurrent.futures.ThreadPoolExecutor(8) as pool:  # at once, so both processes take some
             list(pool.map(lambda _: get(f"{base}/healthz"), range(40)))
         folder = tmp_path / "var" / "run" / "metrics"
@@ -231,7 +228,7 @@ def test_each_live_worker_says_how_many_matches_it_plays_at_once(client, setting
     from config.celery_settings import SANDBOXED_QUEUE
     from play import slots
     from tests.platform.test_busy_recovery import site_env
-    from tests.platform.workers import Worker
+    from tests.support.workers import Worker
 
     for key in slots.relay.client().scan_iter(match=f"{slots.PREFIX}*"):
         slots.relay.client().delete(key)
@@ -249,7 +246,7 @@ def test_each_live_worker_says_how_many_matches_it_plays_at_once(client, setting
             found = {labels: v for (name, labels), v in seen.items() if name == "kozyr_worker_slots"}
             return seen if len(found) == 2 else None
 
-        seen = wait_for(both, 30, "both workers to announce their slots")
+        seen = wait_until(both, 30, "both workers to announce their slots")
         assert value(seen, "kozyr_worker_slots", host=host, worker="bots", pool="threads") == 3
         assert value(seen, "kozyr_worker_slots", host=host, worker="computing", pool="prefork") == 1
         stored = {w["worker"]: w for w in slots.announced()}

@@ -18,7 +18,7 @@ import pytest
 from django.test import Client
 from websockets.sync.client import connect as ws_connect
 
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -126,8 +126,9 @@ def ladder_match(bot, opponent: str = "greedy-bura"):
 def finished(match_ids: list[int], timeout: float = 180):
     from matches.models import Match
 
-    wait_for(lambda: all(m.status in ("finished", "failed", "aborted") for m in Match.objects.filter(pk__in=match_ids)),
-             timeout, f"matches {match_ids} to end")
+    ended = ("finished", "failed", "aborted")
+    wait_until(lambda: all(m.status in ended for m in Match.objects.filter(pk__in=match_ids)), timeout,
+               f"matches {match_ids} to end")
     return {m.pk: m for m in Match.objects.filter(pk__in=match_ids).prefetch_related("seats__version")}
 
 
@@ -145,7 +146,7 @@ def test_a_remote_bot_validates_plays_the_ladder_and_is_marked_remote(site, remo
     bot, token = remote_bot
     assert bot.name not in [b.name for b in eligible_bots("bura")]  # pending, and not connected
     connect = connects(site, bot.name, token, [sys.executable, str(STARTER)], tmp_path)
-    wait_for(lambda: version_status(bot) != "pending", 120, "the remote version's validation")
+    wait_until(lambda: version_status(bot) != "pending", 120, "the remote version's validation")
     assert version_status(bot) == "ready", connect.output()
     assert bot.name in [b.name for b in eligible_bots("bura")]  # ready and connected: matched
 
@@ -165,7 +166,7 @@ def test_a_remote_bot_validates_plays_the_ladder_and_is_marked_remote(site, remo
     assert replay["seat_time"][seat]["move_ms"] > replay["time"]["move_ms"]
 
     # Marked remote on the leaderboard (API and page), and on the bot's owner page its connection is listed.
-    wait_for(lambda: Rating.objects.filter(bot=bot, preset="bura").exists(), 30, "the remote bot's rating")
+    wait_until(lambda: Rating.objects.filter(bot=bot, preset="bura").exists(), 30, "the remote bot's rating")
     rows = as_user(alice).get("/api/v1/leaderboards/bura/").json()
     rows = rows.get("results", rows) if isinstance(rows, dict) else rows
     row = next(r for r in rows if r["bot"] == bot.name)
@@ -176,24 +177,25 @@ def test_a_remote_bot_validates_plays_the_ladder_and_is_marked_remote(site, remo
     state = as_user(alice).get(f"/api/v1/bots/{bot.name}/remote/").json()
     assert len(state["connections"]) == 1 and state["connections"][0]["rtt_p95_ms"] is not None
 
-    wait_for(lambda: "ended" in connect.output(), 15, "arena connect to show the match's end " + connect.output())
+    wait_until(lambda: "ended" in connect.output(), 15, "arena connect to show the match's end " + connect.output())
     connect.stop()
-    wait_for(lambda: bot.name not in [b.name for b in eligible_bots("bura")], 30, "a closed connection to unlist it")
+    wait_until(lambda: bot.name not in [b.name for b in eligible_bots("bura")], 30, "a closed connection to unlist it")
 
 
 def test_arena_connect_killed_mid_match_and_restarted_within_the_grace_resumes(site, remote_bot, connects, tmp_path):
+    from bots.remote import open_connections
     from matches.models import Match
 
     bot, token = remote_bot
     command = slow_bot(tmp_path, 0.15)
     first = connects(site, bot.name, token, command, tmp_path)
-    wait_for(lambda: version_status(bot) == "ready", 120, "validation")
+    wait_until(lambda: version_status(bot) == "ready", 120, "validation")
     match = ladder_match(bot)[0]
     # Mid-match: the remote seat has answered a few requests.
-    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 4, 60,
-             "the match to be under way")
+    wait_until(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 4, 60,
+               "the match to be under way")
     first.kill()
-    time.sleep(2)
+    wait_until(lambda: not open_connections(bot), 30, "the site to see the connection gone")
     connects(site, bot.name, token, command, tmp_path)
     ended = finished([match.pk])[match.pk]
     seat = remote_seat(ended)
@@ -205,10 +207,10 @@ def test_past_the_grace_the_seat_forfeits_as_disconnected(site, remote_bot, conn
 
     bot, token = remote_bot
     first = connects(site, bot.name, token, slow_bot(tmp_path, 0.15), tmp_path)
-    wait_for(lambda: version_status(bot) == "ready", 120, "validation")
+    wait_until(lambda: version_status(bot) == "ready", 120, "validation")
     match = ladder_match(bot)[0]
-    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 3, 60,
-             "the match to be under way")
+    wait_until(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 3, 60,
+               "the match to be under way")
     first.kill()
     ended = finished([match.pk], timeout=90)[match.pk]
     seat = remote_seat(ended)
@@ -235,10 +237,10 @@ def test_a_relay_flush_mid_match_is_nobodys_loss_and_the_match_is_played_again(s
 
     bot, token = remote_bot
     connect = connects(site, bot.name, token, slow_bot(tmp_path, 0.15), tmp_path)
-    wait_for(lambda: version_status(bot) == "ready", 120, "validation")
+    wait_until(lambda: version_status(bot) == "ready", 120, "validation")
     match = ladder_match(bot)[0]
-    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 3, 60,
-             "the match to be under way")
+    wait_until(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 3, 60,
+               "the match to be under way")
     flush_relay_of(match.pk)
     ended = finished([match.pk], timeout=240)[match.pk]
     seat = remote_seat(ended)
@@ -270,13 +272,13 @@ def test_the_web_tiers_database_away_mid_match_is_never_the_remote_bots_loss(sit
     monkeypatch.setattr(remote_bots, "HEARTBEAT_SECONDS", 6)
     bot, token = remote_bot
     connect = connects(site, bot.name, token, slow_bot(tmp_path, 0.3), tmp_path)
-    wait_for(lambda: version_status(bot) == "ready", 120, "validation")
+    wait_until(lambda: version_status(bot) == "ready", 120, "validation")
     match = ladder_match(bot)[0]
-    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 2, 60,
-             "the match to be under way")
+    wait_until(lambda: Match.objects.get(pk=match.pk).status == "running" and answers_of(match.pk) >= 2, 60,
+               "the match to be under way")
     away.set()
-    wait_for(reached.is_set, 30, "the connection's heartbeat to meet the outage")
-    time.sleep(8)  # longer than the grace (6 s): a connection that closed now could not come back in time
+    wait_until(reached.is_set, 30, "the connection's heartbeat to meet the outage")
+    time.sleep(8)  # sleep-ok: an outage longer than the grace (6 s), so a connection closed now could not return
     away.clear()
     ended = finished([match.pk], timeout=240)[match.pk]
     seat = remote_seat(ended)
@@ -286,7 +288,7 @@ def test_the_web_tiers_database_away_mid_match_is_never_the_remote_bots_loss(sit
 def test_a_flood_of_lines_is_cut_off_as_for_a_sandboxed_bot(site, remote_bot, connects, tmp_path):
     bot, token = remote_bot
     connects(site, bot.name, token, slow_bot(tmp_path, 0.0, flood=50), tmp_path)
-    wait_for(lambda: version_status(bot) != "pending", 120, "validation")
+    wait_until(lambda: version_status(bot) != "pending", 120, "validation")
     from bots.remote import remote_version
     version = remote_version(bot) or bot.versions.order_by("-number").first()
     version.refresh_from_db()

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.platform.test_embedded_default import REPO, Site, embedded_env, free_port, shell, status
 from tests.platform.test_live_tables_site import kill_tree
 from tests.platform.test_remote_bots import slow_bot
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
+from tests.support.supervised_site import REPO, Site, embedded_env, free_port, shell, status
 
 # A killed match found before the worker restarts may need a second try (below): more than the usual five minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.site, pytest.mark.timeout(600)]
@@ -48,7 +48,7 @@ def test_a_remote_bot_plays_the_embedded_site_and_a_killed_worker_replays_its_ma
     site = Site(var, port, **extra)
     connect = None
     try:
-        wait_for(lambda: status(f"{site.url}/healthz") == 200, 90, "the web server " + site.output()[-2000:])
+        wait_until(lambda: status(f"{site.url}/healthz") == 200, 90, "the web server " + site.output()[-2000:])
         log = open(tmp_path / "connect.log", "wb")  # noqa: SIM115
         connect = subprocess.Popen([str(REPO / ".venv" / "bin" / "arena"), "connect", "--site", site.url, "--bot",
                                     "rita-remote", "--token", token, "--max-matches", "2", "--",
@@ -58,8 +58,8 @@ def test_a_remote_bot_plays_the_embedded_site_and_a_killed_worker_replays_its_ma
         def version_status() -> str:
             return query(env, "print(BotVersion.objects.get(bot__name='rita-remote').status)")
 
-        wait_for(lambda: version_status() != "pending", 180,
-                 "validation " + (tmp_path / "connect.log").read_text(errors="replace")[-2000:], every=2)
+        wait_until(lambda: version_status() != "pending", 180,
+                   "validation " + (tmp_path / "connect.log").read_text(errors="replace")[-2000:], every=2)
         assert version_status() == "ready"
 
         tried: list[int] = []
@@ -78,7 +78,7 @@ def test_a_remote_bot_plays_the_embedded_site_and_a_killed_worker_replays_its_ma
         # not killed, and the next one is tried once the worker is back. A match still running after the kill was
         # killed, since only its (dead) worker could have finished it.
         for _ in range(5):
-            match_id = wait_for(running_remote_match, 180, lambda: (
+            match_id = wait_until(running_remote_match, 180, lambda: (
                 "a ladder match of the remote bot: its matches "
                 + query(env, "print(list(Match.objects.filter(seats__version__bot__name='rita-remote')"
                              ".values_list('pk', 'kind', 'status', 'attempts', 'failure')))")
@@ -86,7 +86,7 @@ def test_a_remote_bot_plays_the_embedded_site_and_a_killed_worker_replays_its_ma
                 + "\n--- the site:\n" + site.output()[-6000:]), every=1)
             tried.append(match_id)
             # a remote seat waits on its connection: the open queue's worker of threads plays the match
-            kill_tree(wait_for(lambda: site.pid("tables"), 60, "the tables worker to be running"))
+            kill_tree(wait_until(lambda: site.pid("tables"), 60, "the tables worker to be running"))
             if replayed().startswith("running 1 "):
                 break
         else:
@@ -97,7 +97,7 @@ def test_a_remote_bot_plays_the_embedded_site_and_a_killed_worker_replays_its_ma
                     + (tmp_path / "connect.log").read_text(errors="replace")[-3000:]
                     + "\n--- the site:\n" + site.output()[-6000:])
 
-        wait_for(lambda: replayed().startswith("finished "), 240, stuck, every=2)
+        wait_until(lambda: replayed().startswith("finished "), 240, stuck, every=2)
         _, attempts, _ = replayed().split(" ", 2)
         assert int(attempts) >= 2, replayed()  # replayed at least once (a lease lapsing under load adds one)
         verdict = query(env, f"print(Seat.objects.get(match_id={match_id}, version__bot__name='rita-remote')"

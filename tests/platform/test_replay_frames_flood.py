@@ -2,13 +2,12 @@
 server) as it was, a view's frames are computed once and kept in media storage, anonymous readers are
 rate-limited per address, and an oversized count is refused naming ``count``.
 
-The cache here is a real Redis (KOZYR_TEST_REDIS, database 5 by default) under a key prefix of this test's
-own, so only this test's keys are counted and removed."""
+The cache here is a real Redis (this test process's spare database on the suite's server,
+tests/support/resources.py) under a key prefix of this test's own, so only this test's keys are counted and removed."""
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import uuid
 
@@ -17,9 +16,10 @@ import redis
 
 from accounts import limits
 from arena import replay_frames
+from tests.support.resources import redis_url
 from web import frames_store, replay_views
 
-REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/5")
+REDIS_URL = redis_url("spare")
 COMPUTED = "frames computed"  # what the module logs once per (replay, view) it computes
 
 

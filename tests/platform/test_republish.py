@@ -13,7 +13,7 @@ from kombu import Connection
 from matches import actions
 from matches.models import Match
 from play.tasks import broker_waiting
-from tests.platform.workers import REDIS_URL, flush_broker, publish_to_redis
+from tests.support.workers import REDIS_URL, flush_broker, publish_to_redis
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_the_brokers_count_is_every_message_of_the_queue_at_every_priority():
     for match_id in (1, 2):
         publish_to_redis(match_id, "ladder")
     with Connection(REDIS_URL) as connection:
-        from tests.platform.workers import _sender
+        from tests.support.workers import _sender
 
         _sender.send_task("matches.tasks.play_match", args=[3], queue="ladder", priority=0, connection=connection)
     assert broker_waiting("ladder", Connection(REDIS_URL)) == 3

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import time
@@ -18,12 +17,14 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from tests.support.resources import redis_url
+
 REPO = Path(__file__).resolve().parents[2]
 FAULTS = {"worker-kill", "flushdb", "db-cut", "beat-kill", "two-beats", "relay-flush", "web-db-outage"}
 # Redis databases of its own, the broker's and the live relay's: the soak flushes them (and refuses one that
 # another soak is using).
-REDIS = os.environ.get("KOZYR_TEST_SOAK_REDIS", "redis://127.0.0.1:6379/13")
-RELAY_REDIS = os.environ.get("KOZYR_TEST_SOAK_RELAY_REDIS", "redis://127.0.0.1:6379/12")
+REDIS = redis_url("soak")
+RELAY_REDIS = redis_url("soak-relay")
 RESULT = {"seats": [{"seat": 0, "verdict": "ok"}, {"seat": 1, "verdict": "ok"}], "ranks": [1, 2], "points": [0, 12],
           "points_kind": "penalty", "teams": [[0], [1]], "ended_by": "rules"}
 # Seat 0 forfeited: what a relay flush or the web's database outage made of a remote bot's seat before 714b825.

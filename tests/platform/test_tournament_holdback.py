@@ -173,7 +173,7 @@ def test_a_big_tournament_on_a_real_worker_keeps_8_out_and_leaves_room_for_the_s
     from bots.upload import check_upload
     from matches.validation import do_upload_version
     from tests.platform.conftest import python_bot
-    from tests.platform.workers import REDIS_URL
+    from tests.support.workers import REDIS_URL
 
     broker = redis.Redis.from_url(REDIS_URL)
     names = ["greedy-bura", "greedy-p10-bura", "greedy-p25-bura", "greedy-p50-bura", "greedy-p75-bura",

@@ -96,14 +96,14 @@ def test_on_a_real_worker_the_other_users_validation_is_played_second(workers, a
                                                                      uploads):
     """Alice queues ten uploads, then Bob one: the worker plays Bob's right after Alice's first (in the
     queue's first-come order it was eleventh)."""
-    from tests.platform.workers import wait_for
+    from tests.support.polling import wait_until
 
     hers = uploads(alice, MANY)
     his = uploads(bob, 1)
     workers("w1")
     everyone = [*hers, *his]
-    wait_for(lambda: not Match.objects.filter(pk__in=everyone, status__in=["queued", "running"]).exists(), 240,
-             "every validation to be played")
+    wait_until(lambda: not Match.objects.filter(pk__in=everyone, status__in=["queued", "running"]).exists(), 240,
+               "every validation to be played")
     order = list(Match.objects.filter(pk__in=everyone).order_by("started").values_list("pk", flat=True))
     assert order.index(his[0]) <= 1, f"Bob's validation was played {order.index(his[0]) + 1}th of {len(order)}"
     assert BotVersion.objects.filter(validation_match__in=everyone, status="ready").count() == len(everyone)

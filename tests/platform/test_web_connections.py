@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from tests.platform.test_settings import manage
-from tests.platform.web_server import REPO, WebServer, database_url, free_port
+from tests.support.web_server import REPO, WebServer, database_url, free_port
 
 pytestmark = pytest.mark.slow
 

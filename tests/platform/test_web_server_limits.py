@@ -18,8 +18,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from config.web_worker import HEADERS_WITHIN_SECONDS
-from tests.platform.web_server import WebServer
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
+from tests.support.web_server import WebServer
 
 pytestmark = pytest.mark.slow
 
@@ -96,8 +96,8 @@ def test_a_request_whose_headers_never_finish_is_closed(server):
     sender = threading.Thread(target=trickle, daemon=True)
     sender.start()
     try:
-        wait_for(lambda: closed(partial) and closed(silent) and closed(trickling), 4 * HEADERS_WITHIN_SECONDS,
-                 lambda: f"the server to close them (partial, silent, trickling: {closed(partial)}, "
+        wait_until(lambda: closed(partial) and closed(silent) and closed(trickling), 4 * HEADERS_WITHIN_SECONDS,
+                   lambda: f"the server to close them (partial, silent, trickling: {closed(partial)}, "
                          f"{closed(silent)}, {closed(trickling)})")
         with urllib.request.urlopen(f"{server.base}/api/v1/games/", timeout=30) as answer:
             assert answer.status == 200
@@ -115,10 +115,10 @@ def test_past_its_connections_a_process_answers_503(transactional_db, tmp_path):
     held = []
     try:
         held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
-        wait_for(lambda: status(f"{server.base}/api/v1/games/") == 503, 30, "a 503 past the connections allowed")
+        wait_until(lambda: status(f"{server.base}/api/v1/games/") == 503, 30, "a 503 past the connections allowed")
         for connection in held:
             connection.close()
-        wait_for(lambda: status(f"{server.base}/api/v1/games/") == 200, 30, "a 200 once they closed")
+        wait_until(lambda: status(f"{server.base}/api/v1/games/") == 200, 30, "a 200 once they closed")
     finally:
         for connection in held:
             connection.close()

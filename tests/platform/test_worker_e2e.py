@@ -7,7 +7,6 @@ the database vanishing while a result is written, a machine without a working sa
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import psutil
@@ -19,8 +18,10 @@ from bots.actions import house_version
 from bots.models import BotVersion
 from matches import actions
 from matches.models import Match, Seat
+from sandbox.uids import uid_range
 from tests.platform.conftest import python_bot, zip_of
-from tests.platform.workers import REDIS_URL, DatabaseProxy, Worker, flush_broker, publish_to_redis, wait_for
+from tests.support.polling import holds_for, wait_until
+from tests.support.workers import REDIS_URL, DatabaseProxy, Worker, flush_broker, publish_to_redis
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 BOTS = Path(__file__).parent / "bots"
@@ -71,6 +72,19 @@ def ready_slow_version(owner, bot, delay: float) -> BotVersion:
     return BotVersion.objects.get(pk=version.pk)
 
 
+def sandboxed_bots(worker: Worker) -> list[psutil.Process]:
+    """The worker's processes that run as a sandbox uid: the bots of the match it plays."""
+    band = uid_range()
+    found = []
+    for process in worker.descendants():
+        try:
+            if process.uids().real in band:
+                found.append(process)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
 def slow_ladder_match(alice, delay: float = 0.25, deals: int = 1) -> Match:
     from bots.actions import do_create_bot, ensure_house_bots
 
@@ -90,7 +104,7 @@ def test_it_validates_an_upload_on_a_real_worker(workers, alice, upload):
     response = upload(alice, "e2e-bura", "main.py", python_bot("bura"))
     assert response.status_code == 201, response.json()
     version = BotVersion.objects.get(bot__name="e2e-bura", number=1)
-    wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "pending", 90, "the validation")
+    wait_until(lambda: BotVersion.objects.get(pk=version.pk).status != "pending", 90, "the validation")
     version.refresh_from_db()
     assert version.status == "ready", version.reason
 
@@ -98,19 +112,19 @@ def test_it_validates_an_upload_on_a_real_worker(workers, alice, upload):
 def test_it_finishes_a_match_exactly_once_after_its_worker_is_killed(workers, alice):
     match = slow_ladder_match(alice, delay=0.5, deals=3)
     first = workers("doomed", KOZYR_LEASE_SECONDS="5")
-    wait_for(lambda: Match.objects.filter(pk=match.pk, status="running").exists(), 60, "the match to start")
-    time.sleep(1.5)  # well inside the match: bots are running in their sandboxes
+    wait_until(lambda: Match.objects.filter(pk=match.pk, status="running").exists(), 60, "the match to start")
+    wait_until(lambda: sandboxed_bots(first), 60, "the bots to run in their sandboxes")  # well inside the match
     assert Match.objects.get(pk=match.pk).status == "running"
     sandboxed = first.descendants()
     first.kill()
-    wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in sandboxed), 15,
-             "every process of the killed worker to be gone")
+    wait_until(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in sandboxed), 15,
+               "every process of the killed worker to be gone")
     # The lease runs out; the beat job (called here) puts the match back in the queue for another worker.
-    wait_for(lambda: Match.objects.get(pk=match.pk).lease_expires < timezone.now(), 15, "the lease to expire")
+    wait_until(lambda: Match.objects.get(pk=match.pk).lease_expires < timezone.now(), 15, "the lease to expire")
     assert Match.objects.get(pk=match.pk).status == "running"  # nobody else touched it meanwhile
     workers("rescuer", KOZYR_LEASE_SECONDS="5")
     assert actions.recover_expired_leases() == 1
-    wait_for(lambda: Match.objects.get(pk=match.pk).status == "finished", 120, "the rescuer to finish the match")
+    wait_until(lambda: Match.objects.get(pk=match.pk).status == "finished", 120, "the rescuer to finish the match")
     match.refresh_from_db()
     assert match.attempts == 2
     assert "stopped renewing its lease" in match.failure
@@ -125,26 +139,27 @@ def test_it_loses_no_queued_match_when_the_broker_forgets_its_messages(workers, 
                                             versions=[matches[0].seats.get(seat=0).version,
                                                       house_version("bura", "greedy")])
     flush_broker()  # what a Redis restart without persistence does to the queued messages
-    workers("w1")
-    time.sleep(2)
-    assert Match.objects.filter(pk__in=[m.pk for m in matches], status="queued").count() == len(matches)
+    workers("w1")  # ready: it would have taken any message by now
+    holds_for(lambda: Match.objects.filter(pk__in=[m.pk for m in matches], status="queued").count() == len(matches),
+              1, "every match to stay queued while the broker has no message of it")
     monkeypatch.setattr(actions, "REPUBLISH_AFTER", timezone.timedelta(0))
     assert actions.republish_lost() == len(matches)
-    wait_for(lambda: Match.objects.filter(pk__in=[m.pk for m in matches], status="finished").count() == len(matches),
-             120, "every republished match to finish")
+    wait_until(lambda: Match.objects.filter(pk__in=[m.pk for m in matches], status="finished").count() == len(matches),
+               120, "every republished match to finish")
 
 
 def test_it_stores_the_result_once_when_the_database_vanishes_at_the_end(workers, alice):
     proxy = DatabaseProxy()
     try:
         match = slow_ladder_match(alice, delay=0.2)
-        workers("w1", db_port=proxy.port, KOZYR_LEASE_SECONDS="30")
-        wait_for(lambda: Match.objects.filter(pk=match.pk, status="running").exists(), 60, "the match to start")
+        worker = workers("w1", db_port=proxy.port, KOZYR_LEASE_SECONDS="30")
+        wait_until(lambda: Match.objects.filter(pk=match.pk, status="running").exists(), 60, "the match to start")
         proxy.cut()  # the worker's database is gone while it plays and when it writes the result
-        time.sleep(6)
+        wait_until(lambda: "database unavailable while recording a result" in worker.output(), 60,
+                   "the worker to meet the cut database as it records the result")
         assert Match.objects.get(pk=match.pk).status == "running"  # nothing half-written meanwhile
         proxy.restore()
-        wait_for(lambda: Match.objects.get(pk=match.pk).status == "finished", 120, "the result to be stored")
+        wait_until(lambda: Match.objects.get(pk=match.pk).status == "finished", 120, "the result to be stored")
         match.refresh_from_db()
         assert match.attempts == 1 and match.replay_sha256
         assert Seat.objects.filter(match=match, verdict="ok").count() == 2
@@ -160,11 +175,12 @@ def test_it_plays_a_match_whose_message_arrived_while_the_database_was_away(work
         worker = workers("w1", db_port=proxy.port)
         proxy.cut()
         match = slow_ladder_match(alice, delay=0.0)  # written directly; its message reaches the cut-off worker
-        wait_for(lambda: "matches.tasks.play_match" in worker.output(), 60, "the message to reach the worker")
-        time.sleep(8)  # the worker tries to claim it against the cut database
+        wait_until(lambda: "matches.tasks.play_match" in worker.output(), 60, "the message to reach the worker")
+        wait_until(lambda: "could be claimed" in worker.output(), 60,
+                   "the worker to try to claim it against the cut database")
         assert Match.objects.get(pk=match.pk).status == "queued"
         proxy.restore()
-        wait_for(lambda: Match.objects.get(pk=match.pk).status == "finished", 90, "the match to be played")
+        wait_until(lambda: Match.objects.get(pk=match.pk).status == "finished", 90, "the match to be played")
         assert Match.objects.get(pk=match.pk).attempts == 1
     finally:
         proxy.close()
@@ -201,6 +217,6 @@ def test_it_runs_a_tournament_and_a_version_test_to_the_end_on_a_real_worker(wor
         return (Tournament.objects.get(pk=pk).status == "finished"
                 and VersionTest.objects.get(pk=test.pk).status != "running")
 
-    wait_for(done, 240, "the tournament and the version test to finish")
+    wait_until(done, 240, "the tournament and the version test to finish")
     assert VersionTest.objects.get(pk=test.pk).status == VersionTest.Status.H1
     assert Tournament.objects.get(pk=pk).trophies.count() == 3

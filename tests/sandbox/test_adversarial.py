@@ -15,7 +15,7 @@ import pytest
 
 from sandbox import Limits
 from tests.sandbox.conftest import finish, read_until, run_to_end
-from tests.sandbox.polling import holds_for, wait_until
+from tests.support.polling import holds_for, wait_until
 
 SECRET = "kozyr-secret-6f1d0c"
 

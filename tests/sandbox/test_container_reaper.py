@@ -16,7 +16,7 @@ import pytest
 from sandbox import Limits, start
 from sandbox.backends import container_engine, container_reaper
 from tests.sandbox.conftest import HOSTILE, finish, read_until
-from tests.sandbox.polling import holds_for, wait_until
+from tests.support.polling import holds_for, wait_until
 
 WORKER = """
 import sys, time

@@ -25,7 +25,7 @@ import pytest
 
 from sandbox import cgroups
 from tests.sandbox.conftest import HOSTILE
-from tests.sandbox.polling import wait_until
+from tests.support.polling import wait_until
 
 ROOT = Path(__file__).parents[2]
 DEAD = "999999999-deadbeef"  # an owner token of the old form that no process holds

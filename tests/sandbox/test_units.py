@@ -16,7 +16,7 @@ from sandbox.environment import bot_environment
 from sandbox.process import decode_shell_status
 from sandbox.report import Ending, classify
 from tests.sandbox.conftest import HOSTILE, assert_nothing_left, read_until
-from tests.sandbox.polling import wait_until
+from tests.support.polling import wait_until
 
 
 # -- Limits -------------------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ from bots.actions import house_version
 from matches import actions
 from matches.models import Match
 from tests.platform.analysis.conftest import PAR_ITERATIONS, a_deal, play
-from tests.platform.workers import REDIS_URL, Worker, _sender, flush_broker, publish_to_redis, wait_for
+from tests.support.polling import wait_until
+from tests.support.workers import REDIS_URL, Worker, _sender, flush_broker, publish_to_redis
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -69,7 +70,7 @@ def test_an_analysis_runs_on_a_worker_after_the_match_queued_beside_it(worker, a
                                  seat_versions=[house_version("bura", "greedy"), house_version("bura", "random")])
     publish_to_redis(match.pk, match.queue)
     worker()
-    wait_for(lambda: Analysis.objects.get(pk=row.pk).status in ("done", "failed"), 120, "the analysis to end")
+    wait_until(lambda: Analysis.objects.get(pk=row.pk).status in ("done", "failed"), 120, "the analysis to end")
     row.refresh_from_db()
     assert row.status == "done", row.reason
     assert row.par["iterations"] == PAR_ITERATIONS and row.worker_ms > 0 and row.attempts == 1

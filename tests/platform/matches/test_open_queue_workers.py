@@ -14,7 +14,8 @@ import pytest
 from config.celery_settings import OPEN_QUEUE, QUEUE_ORDER, SANDBOXED_QUEUE
 from matches.models import Match
 from tests.platform.test_busy_recovery import site_env
-from tests.platform.workers import Worker, flush_broker, publish_to_redis, wait_for
+from tests.support.polling import wait_until
+from tests.support.workers import Worker, flush_broker, publish_to_redis
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -52,8 +53,8 @@ def test_people_thinking_and_a_slow_bot_never_stop_the_ladder_of_a_one_process_w
         greedy = Bot.objects.get(name="greedy-bura")
         tables = [start_casual(make_user(f"person{k}"), greedy, "bura") for k in range(3)]
         assert all(m.queue == OPEN_QUEUE for m in tables)
-        wait_for(lambda: Match.objects.filter(pk__in=[m.pk for m in tables], status="running").count() == 3, 60,
-                 lambda: f"the three tables to be dealt: {waiting.output()[-2000:]}")
+        wait_until(lambda: Match.objects.filter(pk__in=[m.pk for m in tables], status="running").count() == 3, 60,
+                   lambda: f"the three tables to be dealt: {waiting.output()[-2000:]}")
         # All three in the one process of the open queue's worker, each in a thread of its own.
         owners = set(Match.objects.filter(pk__in=[m.pk for m in tables]).values_list("lease_owner", flat=True))
         assert {owner.split(":")[1] for owner in owners} == {str(waiting.proc.pid)} and len(owners) == 3
@@ -65,14 +66,14 @@ def test_people_thinking_and_a_slow_bot_never_stop_the_ladder_of_a_one_process_w
             return Match.objects.filter(kind="ladder", status="finished").count()
 
         slow_matches = Match.objects.filter(kind="ladder", seats__version=slow)
-        wait_for(lambda: ladder_finished() and slow_matches.filter(status="running").exists(), 90,
-                 lambda: f"the slow bot's ladder match to start: {bots.output()[-2000:]}")
+        wait_until(lambda: ladder_finished() and slow_matches.filter(status="running").exists(), 90,
+                   lambda: f"the slow bot's ladder match to start: {bots.output()[-2000:]}")
         assert all(m.queue == SANDBOXED_QUEUE for m in slow_matches)
         # While the slow bot thinks (a match of it takes tens of seconds), the built-in bots' ladder plays on.
         before = Match.objects.filter(kind="ladder", status="finished").exclude(seats__version=slow).count()
-        wait_for(lambda: ladder_finished() and Match.objects.filter(kind="ladder", status="finished").exclude(
+        wait_until(lambda: ladder_finished() and Match.objects.filter(kind="ladder", status="finished").exclude(
                      seats__version=slow).count() >= before + 8 and slow_matches.filter(status="running").exists(),
-                 90, lambda: f"the ladder to play on beside the slow bot: {computing.output()[-2000:]}")
+                   90, lambda: f"the ladder to play on beside the slow bot: {computing.output()[-2000:]}")
         assert Match.objects.filter(pk__in=[m.pk for m in tables], status="running").count() == 3
         assert not Match.objects.filter(kind="ladder", lease_owner__contains=f":{waiting.proc.pid}:").exists()
         # The slow bot's matches are threads of the bots worker, never the computing worker's one process.

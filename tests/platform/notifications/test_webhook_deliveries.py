@@ -19,7 +19,8 @@ from notifications import tasks
 from notifications.emit import record
 from notifications.models import Attempt, Delivery, Event, Preferences
 from tests.platform.test_busy_recovery import site_env
-from tests.platform.workers import REDIS_URL, Worker, _sender, flush_broker, wait_for
+from tests.support.polling import wait_until
+from tests.support.workers import REDIS_URL, Worker, _sender, flush_broker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -96,8 +97,8 @@ def test_it_signs_the_post_and_tries_again_after_a_500(worker, alice):
         notification = record(alice.pk, Event.VERSION_REJECTED, "t:1", "alice-bura v2 was rejected",
                               text="crash (exit): SyntaxError", url="/bots/alice-bura/", data={"version": 2})
         delivery = Delivery.objects.get(notification=notification)
-        wait_for(lambda: Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.DELIVERED).exists(), 60,
-                 lambda: f"a delivered webhook: {list(Attempt.objects.values('number', 'http_status', 'error'))}")
+        wait_until(lambda: Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.DELIVERED).exists(), 60,
+                   lambda: f"a delivered webhook: {list(Attempt.objects.values('number', 'http_status', 'error'))}")
     finally:
         endpoint.close()
     assert len(endpoint.received) == 2
@@ -128,8 +129,8 @@ def test_it_gives_up_on_a_hanging_endpoint_at_the_timeout_and_logs_each_attempt(
         worker(KOZYR_NOTIFY_RETRY_SECONDS="1", KOZYR_NOTIFY_TIMEOUT_SECONDS="2", KOZYR_NOTIFY_ATTEMPTS="2")
         notification = record(alice.pk, Event.BOT_SUSPENDED, "t:2", "alice-bura is suspended", text="five crashes")
         delivery = Delivery.objects.get(notification=notification)
-        wait_for(lambda: Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.FAILED).exists(), 60,
-                 lambda: f"a failed webhook: {list(Attempt.objects.values('number', 'error', 'milliseconds'))}")
+        wait_until(lambda: Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.FAILED).exists(), 60,
+                   lambda: f"a failed webhook: {list(Attempt.objects.values('number', 'error', 'milliseconds'))}")
     finally:
         endpoint.close()
     attempts = list(Attempt.objects.filter(delivery=delivery).order_by("number"))

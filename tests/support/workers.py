@@ -1,4 +1,5 @@
-"""Real Celery worker processes for the end-to-end tests: Redis as the broker, the test database."""
+"""Real Celery worker processes for the end-to-end tests: this test process's Redis database as the broker, its
+test database, the cut-able database proxy."""
 
 from __future__ import annotations
 
@@ -17,22 +18,11 @@ from celery import Celery
 from kombu import Connection
 
 from config.celery_settings import QUEUE_ORDER
+from tests.support.resources import redis_url
 
 REPO = Path(__file__).resolve().parents[2]
-REDIS_URL = os.environ.get("KOZYR_TEST_REDIS", "redis://127.0.0.1:6379/15")
+REDIS_URL = redis_url("broker")
 QUEUES = ",".join(QUEUE_ORDER)  # the site's own order, highest priority first
-
-
-def wait_for(predicate, timeout: float, what, every: float = 0.25):
-    """The predicate's first true value within ``timeout`` seconds, or an AssertionError naming ``what`` (a
-    string, or a function called at the time-out, so what it tells is the state that timed out)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
 
 
 def flush_broker() -> None:

@@ -8,7 +8,6 @@ import configparser
 import os
 import re
 import signal
-import socket
 import subprocess
 import urllib.error
 import urllib.request
@@ -16,18 +15,13 @@ from pathlib import Path
 
 import redis
 
-from tests.platform.workers import wait_for
+from tests.support.polling import wait_until
+from tests.support.resources import database_url, free_port, redis_url
 
 REPO = Path(__file__).resolve().parents[2]
 SUPERVISORD_CONF = REPO / "deploy" / "supervisord.conf"
 # The log-in limits' counters live in the cache, which is the broker's Redis: every web process shares them.
-REDIS_URL = os.environ.get("KOZYR_TEST_WEB_REDIS", "redis://127.0.0.1:6379/11")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+REDIS_URL = redis_url("web")
 
 
 def supervised_web_command(var: Path, port: int) -> list[str]:
@@ -38,13 +32,6 @@ def supervised_web_command(var: Path, port: int) -> list[str]:
     values = {"here": str(SUPERVISORD_CONF.parent), "ENV_HOST": "127.0.0.1", "ENV_PORT": str(port),
               "ENV_KOZYR_VAR_DIR": str(var)}
     return re.sub(r"%\((\w+)\)s", lambda found: values[found.group(1)], command).split()
-
-
-def database_url() -> str:
-    from django.db import connection
-
-    database = connection.settings_dict
-    return f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
 
 
 class WebServer:
@@ -66,7 +53,7 @@ class WebServer:
         self.log = open(self.log_path, "wb")  # noqa: SIM115  (the server writes to it until stop())
         self.proc = subprocess.Popen([*supervised_web_command(self.var, self.port), *options], cwd=REPO / "platform",
                                      env=clean, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_for(self._answers, 90, lambda: f"the web server on port {self.port}: {self.output()[-3000:]}")
+        wait_until(self._answers, 90, lambda: f"the web server on port {self.port}: {self.output()[-3000:]}")
 
     def _answers(self) -> bool:
         assert self.proc.poll() is None, f"the web server exited: {self.output()[-3000:]}"
