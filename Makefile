@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-site test-docker lint bench train clean system-deps browser-deps engines
+.PHONY: run test test-fast test-site test-docker lint bench train clean system-deps browser-deps engines
 
 # The virtualenv is created once; packages are (re)installed only when pyproject.toml changes, so a
 # second `make` starts at once.
@@ -67,16 +67,33 @@ run: $(STAMP) $(ENGINES) system-deps
 # models.
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python -m tests.support.fixed_sleeps tests
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 	$(BIN)/python manage.py makemigrations --check --dry-run --verbosity 0
 
-# Needs PostgreSQL and Redis on 127.0.0.1: started first when they are installed but down. The suite runs
-# the engines' Python source, which coverage can see; tests/arena/test_compiled_engines.py runs the engine
-# tests again on the compiled build, and make test-site runs the whole site on it.
-test: $(STAMP) $(ENGINES) system-deps browser-deps lint
+# Needs PostgreSQL and Redis on 127.0.0.1: started first when they are installed but down, with the tests' own
+# Redis (tests/start-services.sh). The suite runs the engines' Python source, which coverage can see;
+# tests/arena/test_compiled_engines.py runs the engine tests again on the compiled build, and make test-site
+# runs the whole site on it. TEST_PROCESSES pytest-xdist processes share the work: each has its own test
+# database, Redis databases, ports and folders (tests/support/resources.py). make lint runs beside them, not
+# in front: both must pass.
+TEST_PROCESSES ?= 3
+PYTEST_PARALLEL := -n $(TEST_PROCESSES) --dist loadgroup -p no:cacheprovider $(PYTEST_ARGS)
+test: $(STAMP) $(ENGINES) system-deps browser-deps
 	tests/start-services.sh
-	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "not site" --durations=25 --cov --cov-report=term:skip-covered --cov-fail-under=90 -p no:cacheprovider
+	@mkdir -p build; $(MAKE) --no-print-directory lint > build/lint.log 2>&1 & lint=$$!; \
+	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "not site" $(PYTEST_PARALLEL) --durations=25 --cov \
+	  --cov-report=term:skip-covered --cov-fail-under=90; tests=$$?; \
+	wait $$lint; linted=$$?; echo "--- make lint (run beside the tests):"; cat build/lint.log; \
+	[ $$linted -eq 0 ] || echo "make lint failed (above)"; [ $$tests -eq 0 ] && [ $$linted -eq 0 ]
+
+# The core in under two minutes: everything that needs no worker or web process, browser, container or
+# compiler, and none of the slow tests (CONTRIBUTING.md, "Running the tests").
+FAST := not (site or workers or browser or containers or compiles or slow)
+test-fast: $(STAMP) $(ENGINES)
+	tests/start-services.sh
+	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "$(FAST)" $(PYTEST_PARALLEL) -q
 
 # The site-level runs (several minutes of real processes under faults): CI runs them after make test.
 test-site: $(STAMP) $(ENGINES) system-deps

@@ -4,7 +4,7 @@ The presets come from `arena games` at collection time, kept to the game familie
 (docs/rules/<game>.md) exists: a starter kit is written from the docs alone, so a game without a rules
 page has no kit yet. Every such preset must have every kit (Python, JavaScript, C++, Rust, Go, Java); a
 missing kit fails. The compiled kits are built as `arena play` builds them (in the sandbox backend in use,
-here `unsafe`), once per test session: the build cache is the session's own.
+here `unsafe`), once for as long as their sources and toolchains stay the same (the cache is in .cache/tests).
 """
 
 import contextlib
@@ -26,10 +26,12 @@ COMPILERS = {"cpp": "g++", "rust": "rustc", "go": "go", "java": "javac"}
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _session_build_cache(tmp_path_factory):
-    """Builds kept for this module only (arena play's cache is $XDG_CACHE_HOME/kozyr/builds)."""
+def _build_cache():
+    """arena play's build cache ($XDG_CACHE_HOME/kozyr/builds) in the checkout's ignored .cache/tests: builds are
+    kept by their content (sources, toolchain, compile command), so a kit is compiled once until it changes, and
+    xdist's processes share what either built (each build is written whole, then renamed)."""
     before = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("build-cache"))
+    os.environ["XDG_CACHE_HOME"] = str(ROOT / ".cache" / "tests")
     yield
     if before is None:
         os.environ.pop("XDG_CACHE_HOME", None)
