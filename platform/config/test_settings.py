@@ -2,8 +2,14 @@
 end-to-end tests start real workers on Redis), and a private var/ per test run."""
 
 import os
+import sys
 import tempfile
+from pathlib import Path
 
+# tests.support names this test process's resources. A process a test starts with these settings (cwd platform/)
+# finds it at the repository root, appended so that the standard library's `platform` stays first.
+if str(ROOT := Path(__file__).resolve().parents[2]) not in sys.path:
+    sys.path.append(str(ROOT))
 from tests.support.resources import redis_url
 
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kozyr")
