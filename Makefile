@@ -76,17 +76,20 @@ lint: $(STAMP)
 # Redis (tests/start-services.sh). The suite runs the engines' Python source, which coverage can see;
 # tests/arena/test_compiled_engines.py runs the engine tests again on the compiled build, and make test-site
 # runs the whole site on it. TEST_PROCESSES pytest-xdist processes share the work: each has its own test
-# database, Redis databases, ports and folders (tests/support/resources.py). make lint runs beside them, not
-# in front: both must pass.
+# database, Redis databases, ports and folders (tests/support/resources.py); then the few tests that measure
+# the machine's time run alone (the serial mark). make lint runs beside them, not in front: all must pass.
 TEST_PROCESSES ?= 3
 PYTEST_PARALLEL := -n $(TEST_PROCESSES) --dist loadgroup -p no:cacheprovider $(PYTEST_ARGS)
 test: $(STAMP) $(ENGINES) system-deps browser-deps
 	tests/start-services.sh
-	@mkdir -p build; $(MAKE) --no-print-directory lint > build/lint.log 2>&1 & lint=$$!; \
-	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "not site" $(PYTEST_PARALLEL) --durations=25 --cov \
-	  --cov-report=term:skip-covered --cov-fail-under=90; tests=$$?; \
+	@mkdir -p build; rm -f .coverage; $(MAKE) --no-print-directory lint > build/lint.log 2>&1 & lint=$$!; \
+	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "not site and not serial" $(PYTEST_PARALLEL) --durations=25 \
+	  --cov --cov-report= ; parallel=$$?; \
+	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "serial and not site" -p no:cacheprovider $(PYTEST_ARGS) \
+	  --durations=10 --cov --cov-append --cov-report=term:skip-covered --cov-fail-under=90; serial=$$?; \
 	wait $$lint; linted=$$?; echo "--- make lint (run beside the tests):"; cat build/lint.log; \
-	[ $$linted -eq 0 ] || echo "make lint failed (above)"; [ $$tests -eq 0 ] && [ $$linted -eq 0 ]
+	[ $$linted -eq 0 ] || echo "make lint failed (above)"; \
+	[ $$parallel -eq 0 ] && [ $$serial -eq 0 ] && [ $$linted -eq 0 ]
 
 # The core in under two minutes: everything that needs no worker or web process, browser, container or
 # compiler, and none of the slow tests (CONTRIBUTING.md, "Running the tests").

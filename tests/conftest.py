@@ -32,6 +32,10 @@ RUNS_CONTAINERS = ("test_container", "test_compose_stack.py", "test_kube_play.py
 # Files that compile bots: the starter kits, compiled uploads, the build sandbox.
 COMPILES = {"test_examples.py", "test_starter_kits.py", "test_source_bots.py", "test_build_adversarial.py",
             "test_build_caps.py", "test_build_storage.py", "test_compiled_engines.py", "test_toolkit.py"}
+# Files that measure the machine's time (a bot's CPU share beside a spinner, a compile stopped at its CPU limit,
+# a clock that must not charge a busy host): run alone, after the parallel part of make test, because a
+# neighbour test's load is not what they measure.
+SERIAL = {"test_adversarial.py", "test_build_adversarial.py", "test_busy_host_clock.py", "test_disk_io.py"}
 # Fixtures that start a process or a server thread of the site.
 PROCESS_FIXTURES = {"workers", "asgi_site", "web_server"}
 
@@ -46,6 +50,8 @@ def resource_marks(path: PurePath, fixtures: set[str], name: str) -> set[str]:
         marks.add("containers")
     if path.name in COMPILES:
         marks.add("compiles")
+    if path.name in SERIAL:
+        marks.add("serial")
     return marks
 
 
