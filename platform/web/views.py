@@ -297,10 +297,14 @@ def match_detail(request, pk: int):
     watchable = match.status == Match.Status.RUNNING and relay.enabled() and (
         match.kind != Match.Kind.VALIDATION or owns_a_seat)
     following = live_options(request.user, match, rows) if watchable else []
+    # The reader's own bot failed (crashed, timed out, broke the protocol): the viewer opens where the match stopped,
+    # with its stderr there, rather than at a deal that shows nothing wrong yet.
+    own_failure = any(s["private"] and s["row"].verdict not in ("", "ok") for s in seats)
     my_table = match.kind == Match.Kind.CASUAL and request.user.is_authenticated and any(
         s.version.bot.is_person and s.version.bot.owner_id == request.user.pk for s in rows)
     return render(request, "web/match_detail.html", {"match": match, "seats": seats, "replay_visible": replay_visible,
                                                      "owns_a_seat": owns_a_seat and not embargo,
+                                                     "opens_at_end": own_failure and not embargo,
                                                      "embargo": embargo, "live_views": following,
                                                      "live_delay": delay_of(match), "my_table": my_table,
                                                      "has_person": any(s.version.bot.is_person for s in rows),

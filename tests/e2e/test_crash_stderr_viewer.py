@@ -47,6 +47,8 @@ def test_the_owner_sees_the_traceback_where_the_bot_died_at_both_widths(live_ser
         page.goto(f"{live_server.url}/matches/{version.validation_match_id}/")
         stderr = page.locator("#rv-stderr")
         stderr.wait_for(state="visible")
+        # it opened where the match stopped: the last step
+        assert page.get_attribute("#replay-viewer", "data-step") == page.get_attribute("#rv-range", "max")
         text = page.locator("#rv-stderr-lines").inner_text()
         assert "never answered): ValueError: no action I like among" in text, text
         assert "Traceback (most recent call last)" in text

@@ -970,6 +970,7 @@
       if (ended(body)) return;
       meta = body.meta;
       body.frames.forEach(function (f) { entry.frames[f.step] = f; });
+      if (atEnd) wanted = meta.steps;
       ui.range.max = String(meta.steps);
       drawMarks();
       ui.status.textContent = "Live: " + body.live.delay + " s behind the play" +
@@ -996,6 +997,8 @@
     if (h.seat && ui.seat.querySelector('option[value="' + CSS.escape(h.seat) + '"]')) view = h.seat;
     ui.seat.value = view;
     var wanted = Math.max(0, Number(h.step) || 0);
+    // where the reader's own bot failed, the viewer opens at the end (data-open-at, set by the match page)
+    var atEnd = h.step === undefined && root.getAttribute("data-open-at") === "end";
     // the first chunk carries the match's marks; the wanted position's chunk may be another
     load(view, 0).then(function (body) {
       if (liveUrl && ended(body)) return;
@@ -1004,6 +1007,7 @@
         root.setAttribute("data-live-steps", String(meta.steps));
         setTimeout(poll, LIVE_POLL_MS);
       }
+      if (atEnd) wanted = meta.steps;
       ui.range.max = String(meta.steps);
       drawMarks();
       if (analysed) { drawAnalysisMarks(); drawAnalysisSummary(); }
