@@ -57,5 +57,10 @@ def resource_marks(path: PurePath, fixtures: set[str], name: str) -> set[str]:
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        for mark in resource_marks(PurePath(str(item.path)), set(item.fixturenames), item.name):
+        marks = resource_marks(PurePath(str(item.path)), set(item.fixturenames), item.name)
+        for mark in marks:
             item.add_marker(getattr(pytest.mark, mark))
+        if "browser" in marks:
+            # One xdist process drives Chromium at a time: three browsers on two cores starve each other's pages
+            # past their timeouts, while the other processes run the rest.
+            item.add_marker(pytest.mark.xdist_group("browser"))

@@ -55,6 +55,16 @@ def browser():
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
 
 
+@pytest.fixture(autouse=True)
+def _no_page_outlives_its_test(request):
+    """Close every browser context a test opened, passed or failed: a live view left open would go on asking
+    the live server for frames during the tests that follow, whose database it may no longer reach."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in list(request.getfixturevalue("browser").contexts):
+            context.close()
+
+
 @pytest.fixture
 def page(browser):
     """A fresh page that records console errors and uncaught exceptions in ``page.errors``."""

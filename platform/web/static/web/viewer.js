@@ -970,7 +970,6 @@
       if (ended(body)) return;
       meta = body.meta;
       body.frames.forEach(function (f) { entry.frames[f.step] = f; });
-      if (atEnd) wanted = meta.steps;
       ui.range.max = String(meta.steps);
       drawMarks();
       ui.status.textContent = "Live: " + body.live.delay + " s behind the play" +
@@ -998,7 +997,7 @@
     ui.seat.value = view;
     var wanted = Math.max(0, Number(h.step) || 0);
     // where the reader's own bot failed, the viewer opens at the end (data-open-at, set by the match page)
-    var atEnd = h.step === undefined && root.getAttribute("data-open-at") === "end";
+    var openAtEnd = h.step === undefined && root.getAttribute("data-open-at") === "end";
     // the first chunk carries the match's marks; the wanted position's chunk may be another
     load(view, 0).then(function (body) {
       if (liveUrl && ended(body)) return;
@@ -1007,7 +1006,7 @@
         root.setAttribute("data-live-steps", String(meta.steps));
         setTimeout(poll, LIVE_POLL_MS);
       }
-      if (atEnd) wanted = meta.steps;
+      if (openAtEnd) wanted = meta.steps;
       ui.range.max = String(meta.steps);
       drawMarks();
       if (analysed) { drawAnalysisMarks(); drawAnalysisSummary(); }
