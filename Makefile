@@ -111,7 +111,7 @@ test-docker: $(STAMP) system-deps
 	tests/start-services.sh
 	sandbox/image/docker-engine.sh start
 	$(DOCKER_TEST_ENV) $(BIN)/python -m pytest tests/sandbox -m "not site" -p no:cacheprovider
-	$(DOCKER_TEST_ENV) $(BIN)/python -m pytest tests/platform/test_source_bots.py -k container_backend -p no:cacheprovider
+	$(DOCKER_TEST_ENV) $(BIN)/python -m pytest tests/platform/bots/test_source_bots.py -k container_backend -p no:cacheprovider
 
 # Figures for docs/benchmarks.md; slow, never part of `make test`. The soaks run on their own:
 # bench/soak.py --minutes 30 (PostgreSQL + Redis under faults), bench/embedded_soak.py --minutes 30.

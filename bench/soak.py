@@ -112,7 +112,7 @@ from tests.support.workers import DatabaseProxy  # noqa: E402
 
 BIN = REPO / ".venv" / "bin"
 SOAK_BOTS = REPO / "bench" / "bots" / "soak"
-FIRST_LEGAL = REPO / "tests" / "platform" / "bots" / "first_legal.py"  # plays after the delay in its 'delay' file
+FIRST_LEGAL = REPO / "tests" / "data" / "bots" / "first_legal.py"  # plays after the delay in its 'delay' file
 FAULTS = ("worker-kill", "flushdb", "db-cut", "beat-kill", "two-beats", "relay-flush", "web-db-outage")
 TERMINAL = ("finished", "failed", "cancelled", "aborted")
 RECOVER_EVERY = float(CELERY_BEAT_SCHEDULE["recover-matches"]["schedule"])

@@ -24,7 +24,7 @@ Why nobody elsewhere can lock the owner out: rule 1 counts an address's own fail
 refuses an address's first try at the account, rule 3 counts only the pair's own failures. So a correct
 password from an address that has not failed for the account in the window (and has not failed 10 times
 itself) always succeeds, whatever other addresses did; and from an address it has logged in from before,
-even after a few typos (tests/platform/test_login_limits.py). A success takes back its own provisional
+even after a few typos (tests/platform/accounts/test_login_limits.py). A success takes back its own provisional
 count but never clears earlier failures: an attacker logging in to an account of their own between
 guesses would reset their address.
 """

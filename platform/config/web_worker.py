@@ -15,7 +15,7 @@
   longer is refused there; this stops uvicorn buffering 16 MiB first), and the server pings each socket so a
   connection whose other end vanished without a word is noticed and its seats' grace period starts.
 
-docs/operations.md, "The web server", states them; tests/platform/test_web_server_limits.py holds them.
+docs/operations.md, "The web server", states them; tests/platform/config/test_web_server_limits.py holds them.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ CELERY_BROKER_CHANNEL_ERROR_RETRY makes it restart the consumer instead, and thi
 those restarts (1 s, 2 s, 4 s, 8 s, then every 15 s) where Celery would try five times a second, a traceback
 each, with one log line per attempt that says what is wrong. Matches being played go on meanwhile (their
 rows and leases are in the database); once Redis has memory again the next attempt reconnects and the worker
-takes messages as before (tests/platform/test_broker_memory.py).
+takes messages as before (tests/platform/config/test_broker_memory.py).
 """
 
 from __future__ import annotations

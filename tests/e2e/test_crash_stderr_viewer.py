@@ -9,7 +9,7 @@ from pathlib import Path
 
 from browser_helpers import ARTIFACTS
 
-BOT = Path(__file__).resolve().parents[1] / "platform" / "bots" / "raises_at_first_request.py"
+BOT = Path(__file__).resolve().parents[1] / "data" / "bots" / "raises_at_first_request.py"
 PASSWORD = "a-long-password-1"
 
 

@@ -10,7 +10,7 @@ import pytest
 from browser_helpers import screenshot
 from test_live_table import PASSWORD, log_in
 
-CRASH = Path(__file__).resolve().parents[1] / "platform" / "bots" / "crash.py"
+CRASH = Path(__file__).resolve().parents[1] / "data" / "bots" / "crash.py"
 
 
 @pytest.fixture

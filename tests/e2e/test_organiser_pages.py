@@ -106,7 +106,7 @@ def played_site(live_server, play, host):
     from bots.models import Bot, BotVersion
     from ratings.actions import refit_preset
     from ratings.models import Rating, RatingSnapshot, Refit
-    from tests.platform.test_tournaments_platform import run_to_the_end
+    from tests.platform.tournaments.test_tournaments_platform import run_to_the_end
     from tournaments import actions
 
     for opponents in (("greedy", "random"), ("greedy-p50", "random"), ("greedy-p25", "greedy-p50")):

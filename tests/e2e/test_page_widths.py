@@ -25,7 +25,7 @@ def site(live_server, play):
     from accounts.models import User
     from bots.models import Bot
     from ratings.actions import refit_preset
-    from tests.platform.test_tournaments_platform import run_to_the_end
+    from tests.platform.tournaments.test_tournaments_platform import run_to_the_end
     from tournaments import actions
 
     match = play("bura")

@@ -13,7 +13,7 @@ import pytest
 
 from config.celery_settings import OPEN_QUEUE, QUEUE_ORDER, SANDBOXED_QUEUE
 from matches.models import Match
-from tests.platform.test_busy_recovery import site_env
+from tests.platform.faults.test_busy_recovery import site_env
 from tests.support.polling import wait_until
 from tests.support.workers import Worker, flush_broker, publish_to_redis
 
@@ -31,7 +31,7 @@ def test_people_thinking_and_a_slow_bot_never_stop_the_ladder_of_a_one_process_w
     from ladder.matchmaking import fill_ladder
     from matches import actions
     from matches.casual import start_casual
-    from tests.platform.test_worker_e2e import ready_slow_version
+    from tests.platform.faults.test_worker_e2e import ready_slow_version
 
     Bot.objects.exclude(game="bura").update(active=False)  # short matches
     settings.LADDER_QUEUE_DEPTH = 2

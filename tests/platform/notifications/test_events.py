@@ -19,12 +19,12 @@ from notifications import events
 from notifications.models import Event, Notification
 from play.tasks import play_match
 from tests.platform.conftest import python_bot
-from tests.platform.test_tournaments_platform import host_tournament, run_to_the_end
+from tests.platform.tournaments.test_tournaments_platform import host_tournament, run_to_the_end
 from tournaments import lifecycle
 from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CRASH = Path(__file__).resolve().parents[1] / "bots" / "crash.py"
+CRASH = Path(__file__).resolve().parents[2] / "data" / "bots" / "crash.py"
 
 
 def told(user, event=None) -> list[Notification]:

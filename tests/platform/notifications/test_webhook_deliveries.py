@@ -18,7 +18,7 @@ from config.celery_settings import NOTIFY_PRIORITY, NOTIFY_QUEUE
 from notifications import tasks
 from notifications.emit import record
 from notifications.models import Attempt, Delivery, Event, Preferences
-from tests.platform.test_busy_recovery import site_env
+from tests.platform.faults.test_busy_recovery import site_env
 from tests.support.polling import wait_until
 from tests.support.workers import REDIS_URL, Worker, _sender, flush_broker
 
