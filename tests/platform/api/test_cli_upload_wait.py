@@ -8,8 +8,8 @@ import pytest
 
 from arena import cli
 from bots.models import BotVersion
-from tests.platform.conftest import EXAMPLES
 from tests.platform.api.test_cli_client import site  # noqa: F401  (the live site, validations played in threads)
+from tests.platform.conftest import EXAMPLES
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

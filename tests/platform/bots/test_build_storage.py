@@ -13,9 +13,9 @@ from bots import blobs
 from bots.actions import do_retire_version, forget_build
 from bots.limits import storage_used
 from bots.models import Bot, BotVersion
-from tests.platform.conftest import python_bot
 from tests.platform.attacks.test_bad_uploads import assert_error, media_files
 from tests.platform.bots.test_source_bots import _fresh_worker_cache, kit_zip, validate  # noqa: F401  (fixtures)
+from tests.platform.conftest import python_bot
 
 pytestmark = pytest.mark.django_db
 BOT = "alice-bura"

@@ -16,9 +16,9 @@ from django.test import Client
 
 from accounts.models import User
 from bots.models import Bot, BotVersion
-from tests.platform.conftest import python_bot
 from tests.platform.attacks.test_bad_pages import field_errors, signup
 from tests.platform.attacks.test_bad_uploads import assert_error, media_files
+from tests.platform.conftest import python_bot
 
 BOT = "alice-bura"
 NOT_A_ZIP = b"plain text, not an archive\n"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.platform.site.test_live_tables_site import kill_tree
 from tests.platform.bots.test_remote_bots import slow_bot
+from tests.platform.site.test_live_tables_site import kill_tree
 from tests.support.polling import wait_until
 from tests.support.supervised_site import REPO, Site, embedded_env, free_port, shell, status
 

@@ -15,8 +15,8 @@ from django.utils import timezone
 from bots.actions import house_version
 from matches import actions
 from matches.models import Match
-from tests.platform.tournaments.test_tournaments_platform import SHORT, host_tournament
 from tests.platform.faults.test_worker_e2e import workers  # noqa: F401  (the fixture: real workers on Redis)
+from tests.platform.tournaments.test_tournaments_platform import SHORT, host_tournament
 from tournaments import lifecycle, queries
 from tournaments.models import Tournament
 
