@@ -36,6 +36,9 @@ COMPILES = {"test_examples.py", "test_starter_kits.py", "test_source_bots.py", "
 # a clock that must not charge a busy host): run alone, after the parallel part of make test, because a
 # neighbour test's load is not what they measure.
 SERIAL = {"test_adversarial.py", "test_build_adversarial.py", "test_busy_host_clock.py", "test_disk_io.py"}
+# Files whose every test trains, searches or simulates for tens of seconds: slow, so make test-fast leaves them out.
+HEAVY = {"test_behaviour_cloning.py", "test_openspiel.py", "test_maskable_ppo_example.py",
+         "test_cleanrl_ppo_example.py", "test_search_bots.py", "test_graded_bots.py", "test_training_example.py"}
 # Fixtures that start a process or a server thread of the site.
 PROCESS_FIXTURES = {"workers", "asgi_site", "web_server"}
 
@@ -52,6 +55,8 @@ def resource_marks(path: PurePath, fixtures: set[str], name: str) -> set[str]:
         marks.add("compiles")
     if path.name in SERIAL:
         marks.add("serial")
+    if path.name in HEAVY:
+        marks.add("slow")
     return marks
 
 
