@@ -294,34 +294,40 @@ class GymLoop:
 
 
 class BatchedLoop:
-    """``KozyrVectorEnv``: the policy over the batch, then one batch step (``num_envs`` learner steps)."""
+    """``KozyrVectorEnv``: the policy over the batch, then one batch step. A step counts the matches whose action
+    was played: a match that has just ended spends its next step starting the next one (Gymnasium's
+    ``NEXT_STEP`` autoreset ignores that action), which is not a learner step."""
 
-    def __init__(self, preset: str, opponent: str, seed: int, policy: str, num_envs: int, workers: int):
+    def __init__(self, preset: str, opponent: str, seed: int, policy: str, num_envs: int, workers: int | None):
         from arena.env.vector import KozyrVectorEnv
 
         self.env = KozyrVectorEnv(preset, num_envs, opponent, workers=workers)
         space = self.env.single_observation_space["observation"]
         self.policy = Policy(policy, space.shape[0], self.env.single_action_space.n, seed)
         self.observations, _ = self.env.reset(seed=seed)
+        self.ended = np.zeros(num_envs, dtype=bool)
 
     def run(self, seconds: float, clock=time.perf_counter) -> int:
         e, policy, steps = self.env, self.policy, 0
         deadline = clock() + seconds
         while clock() < deadline:
             o = self.observations
-            self.observations, _, _, _, _ = e.step(policy(o["observation"], o["action_mask"]))
-            steps += e.num_envs
+            self.observations, _, terminated, _, _ = e.step(policy(o["observation"], o["action_mask"]))
+            steps += e.num_envs - int(self.ended.sum())
+            self.ended = terminated
         return steps
 
 
-def batched(preset: str, opponent: str, num_envs: int, workers: int, slice_seconds: float, rounds: int,
+def batched(preset: str, opponent: str, num_envs: int, workers: int | None, slice_seconds: float, rounds: int,
             policy: str) -> None:
     warnings.simplefilter("ignore")
+    whole = BatchedLoop(preset, opponent, 7, policy, num_envs, workers)
+    processes = whole.env.workers + 1
     sides = {"KozyrGymEnv": GymLoop(preset, opponent, 7, policy),
-             f"batch {num_envs}, {workers} workers": BatchedLoop(preset, opponent, 7, policy, num_envs, workers),
-             # A worker's share of the batch, in this process: its CPU time is what one core does per step.
-             f"batch {num_envs // max(workers, 1)} in-process": BatchedLoop(preset, opponent, 7, policy,
-                                                                          num_envs // max(workers, 1), 0)}
+             f"batch {num_envs}, {processes} processes": whole,
+             # One process's share of the batch, alone in this process: its CPU time is what one core does.
+             f"batch {num_envs // processes} in-process": BatchedLoop(preset, opponent, 7, policy,
+                                                                    num_envs // processes, 0)}
     for side in sides.values():
         side.run(0.2)
     steps = dict.fromkeys(sides, 0)
@@ -345,7 +351,7 @@ def batched(preset: str, opponent: str, num_envs: int, workers: int, slice_secon
     for name in sides:
         per_wall = steps[name] / wall[name]
         line = f"{name:<28} {per_wall:>11.0f} {per_wall / base:>8.2f}x"
-        if "workers" not in name:  # a worker's CPU time is not this process's
+        if "processes" not in name:  # a worker's CPU time is not this process's
             per_cpu = steps[name] / cpu[name]
             line += f" {per_cpu:>10.0f} {per_cpu / base_cpu:>8.2f}x"
         print(line, flush=True)
@@ -430,11 +436,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--preset", default="bura", help="--batched: the preset (default bura)")
     parser.add_argument("--opponent", default="builtin:greedy", help="--batched: the opponents (default greedy)")
     parser.add_argument("--num-envs", type=int, default=16, help="--batched: matches in the batch (default 16)")
+    parser.add_argument("--batch-workers", type=int, default=None,
+                        help="--batched: KozyrVectorEnv's workers beside this process (default: its own, one per "
+                             "core but this one's)")
     parser.add_argument("--policy", choices=("mlp", "none"), default="mlp",
                         help="--batched: the learner's policy between steps (default mlp; none: uniform legal)")
     args = parser.parse_args(argv)
     if args.batched:
-        batched(args.preset, args.opponent, args.num_envs, args.workers, args.slice, args.rounds, args.policy)
+        batched(args.preset, args.opponent, args.num_envs, args.batch_workers, args.slice, args.rounds,
+                args.policy)
         return
     if args.split:
         print(f"{'preset':<12} {'us/step':>8} {'engine':>8} {'env+driver':>11}")

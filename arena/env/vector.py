@@ -11,12 +11,15 @@ The matches are exactly those of ``SyncVectorEnv`` over the same ``KozyrGymEnv``
 seeded ``seed + i`` by ``reset(seed=...)``, draws the seeds of its later matches from its own
 generator, and so is the same whatever the number of worker processes.
 
-Why it is faster than the vector envs over ``KozyrGymEnv``: the matches are split between
-``workers`` processes (one per core by default) that write their rows straight into shared memory,
-so a step costs one short message per worker, not a pickled observation per match; and no info dicts
-are built (the single environment deep-copies the raw observation into every step's info). Ask for
-them with ``infos=True`` (then each step's ``infos`` is the Gymnasium-batched dict of the matches'
-infos, as ``SyncVectorEnv`` gives). ``workers=0`` steps every match in this process.
+Why it is faster than the vector envs over ``KozyrGymEnv``: the matches are split evenly between this
+process and ``workers`` others (by default one fewer than the cores: every core steps matches), which
+write their rows straight into shared memory, so a step costs one short message per worker, not a
+pickled observation per match; this process steps its own share while the workers step theirs; a
+worker polls for its next command for ``spin`` seconds before it sleeps (a process woken from sleep
+finds its caches cold: a quarter slower a step); and no info dicts are built (the single environment
+deep-copies the raw observation into every step's info). Ask for them with ``infos=True`` (then each
+step's ``infos`` is the Gymnasium-batched dict of the matches' infos, as ``SyncVectorEnv`` gives).
+``workers=0`` steps every match in this process.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import time
 import traceback
 from collections.abc import Sequence
 from multiprocessing import shared_memory
@@ -126,8 +130,18 @@ class _Matches:
             env.close()
 
 
+def _receive(pipe: Any, spin: float) -> Any:
+    """The next command: polled for ``spin`` seconds (the learner's turn between steps is usually shorter),
+    then waited for asleep."""
+    if spin > 0:
+        deadline = time.perf_counter() + spin
+        while not pipe.poll(0) and time.perf_counter() < deadline:
+            pass
+    return pipe.recv()
+
+
 def _worker(pipe: Any, build: dict[str, Any], indices: list[int], names: dict[str, str], num_envs: int,
-            size: int, actions: int, infos: bool) -> None:
+            size: int, actions: int, infos: bool, spin: float = 0.0) -> None:
     """A worker process: builds its matches, then answers the batch's commands until told to close."""
     rows = _Rows(num_envs, size, actions, True, names)
     matches = None
@@ -135,7 +149,7 @@ def _worker(pipe: Any, build: dict[str, Any], indices: list[int], names: dict[st
         matches = _Matches([KozyrGymEnv(**build) for _ in indices], indices[0], rows, infos)
         pipe.send(("ok", None))
         while True:
-            command, argument = pipe.recv()
+            command, argument = _receive(pipe, spin)
             if command == "close":
                 break
             answer: Any
@@ -170,19 +184,25 @@ class KozyrVectorEnv(VectorEnv):
     def __init__(self, preset: str = "bura", num_envs: int = 8,
                  opponents: str | Any | Sequence[str | Any] = "builtin:greedy", *, seat: int | str = "rotate",
                  rules: dict[str, Any] | None = None, workers: int | None = None, infos: bool = False,
-                 sandbox: str = "bwrap", context: str | None = None):
+                 sandbox: str = "bwrap", context: str | None = None, spin: float | None = None):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        cores = os.cpu_count() or 1
         if workers is None:
-            workers = min(num_envs, os.cpu_count() or 1)
+            workers = min(num_envs, cores) - 1  # with this process, one per core
         if not isinstance(workers, int) or not 0 <= workers <= num_envs:
-            raise ValueError(f"workers must be 0 (this process) to num_envs ({num_envs}), not {workers!r}")
+            raise ValueError(f"workers must be 0 (this process alone) to num_envs ({num_envs}), not {workers!r}")
+        if spin is None:  # polling only pays while every process of the batch has a core of its own
+            spin = 0.002 if workers + 1 <= cores else 0.0
+        if not isinstance(spin, int | float) or not 0 <= spin <= 1:
+            raise ValueError(f"spin is the seconds a worker polls for its next command, 0 to 1, not {spin!r}")
         build: dict[str, Any] = {"preset": preset, "opponents": opponents, "seat": seat, "rules": rules,
                                  "sandbox": sandbox}
         probe = KozyrGymEnv(**build)  # validates the arguments here, with the caller's traceback
         self.preset = preset
         self.num_envs = num_envs
         self.workers = workers
+        self.spin = float(spin)
         self.infos = infos
         self.single_observation_space = probe.observation_space
         self.single_action_space = probe.action_space
@@ -192,30 +212,36 @@ class KozyrVectorEnv(VectorEnv):
         self.closed = False
         size, actions = probe.aec.encoder.size, probe.aec.encoder.actions
         self._rows = _Rows(num_envs, size, actions, shared=workers > 0)
-        self._local: _Matches | None = None
+        self._local = _Matches([], 0, self._rows, infos)  # this process's share
         self._pipes: list[Any] = []
         self._processes: list[Any] = []
         self._slices: list[slice] = []
         if workers == 0:
             self._local = _Matches([probe] + [KozyrGymEnv(**build) for _ in range(num_envs - 1)], 0, self._rows, infos)
             return
-        probe.close()
         if any(not isinstance(o, str) for o in (opponents if isinstance(opponents, list | tuple) else [opponents])):
             context = context or "fork"  # a snapshot or bot object goes to the workers by fork, not by pickle
         ctx: Any = multiprocessing.get_context(context)
-        bounds = np.linspace(0, num_envs, workers + 1).astype(int)
+        # This process steps the first share (empty when there are fewer matches than processes), each worker one
+        # of the others; a worker's share is never empty while workers <= num_envs.
+        bounds = np.linspace(0, num_envs, workers + 2).astype(int)
+        own = int(bounds[1])
+        self._local = _Matches(([probe] + [KozyrGymEnv(**build) for _ in range(own - 1)]) if own else [], 0,
+                               self._rows, infos)
+        if not own:
+            probe.close()
         try:
             for w in range(workers):
-                indices = list(range(bounds[w], bounds[w + 1]))
+                indices = list(range(bounds[w + 1], bounds[w + 2]))
                 mine, theirs = ctx.Pipe()
                 process = ctx.Process(target=_worker, daemon=True, name=f"kozyr-vector-{w}",
                                       args=(theirs, build, indices, self._rows.names(), num_envs, size, actions,
-                                            infos))
+                                            infos, spin))
                 process.start()
                 theirs.close()
                 self._pipes.append(mine)
                 self._processes.append(process)
-                self._slices.append(slice(bounds[w], bounds[w + 1]))
+                self._slices.append(slice(bounds[w + 1], bounds[w + 2]))
             self._gather()
         except BaseException:
             self.close()
@@ -243,6 +269,17 @@ class KozyrVectorEnv(VectorEnv):
             infos = self._add_info(infos, info, i)
         return infos
 
+    def _own(self, command: Any, per_match: list[Any], *rest: Any) -> list[Any]:
+        """This process's share of a command the workers are running; if it fails, their answers are still
+        read (the next command must not read this one's) before the error is raised."""
+        try:
+            return command(per_match[:len(self._local.envs)], *rest)
+        except BaseException:
+            if self._pipes:
+                with contextlib.suppress(WorkerError):
+                    self._gather()
+            raise
+
     def _observations(self) -> dict[str, np.ndarray]:
         arrays = self._rows.arrays
         return {"observation": arrays["observation"].copy(), "action_mask": arrays["action_mask"].copy()}
@@ -257,12 +294,10 @@ class KozyrVectorEnv(VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"give one seed per match ({self.num_envs}), not {len(seeds)}")
-        if self._local is not None:
-            per_env = self._local.reset(seeds, options)
-        else:
-            for pipe, part in zip(self._pipes, self._slices, strict=True):
-                pipe.send(("reset", (seeds[part], options)))
-            per_env = [info for answer in self._gather() for info in answer]
+        for pipe, part in zip(self._pipes, self._slices, strict=True):
+            pipe.send(("reset", (seeds[part], options)))
+        per_env = self._own(self._local.reset, seeds, options)
+        per_env += [info for answer in self._gather() for info in answer]
         return self._observations(), self._batched_infos(per_env) if self.infos else {}
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -271,12 +306,10 @@ class KozyrVectorEnv(VectorEnv):
         if actions.shape != (self.num_envs,):
             raise ValueError(f"step takes one action per match: shape ({self.num_envs},), not {actions.shape}")
         chosen = actions.tolist()
-        if self._local is not None:
-            per_env = self._local.step(chosen)
-        else:
-            for pipe, part in zip(self._pipes, self._slices, strict=True):
-                pipe.send(("step", chosen[part]))
-            per_env = [info for answer in self._gather() for info in answer]
+        for pipe, part in zip(self._pipes, self._slices, strict=True):  # the workers first: they step meanwhile
+            pipe.send(("step", chosen[part]))
+        per_env = self._own(self._local.step, chosen)
+        per_env += [info for answer in self._gather() for info in answer]
         arrays = self._rows.arrays
         return (self._observations(), arrays["reward"].copy(), arrays["terminated"].copy(),
                 np.zeros(self.num_envs, dtype=np.bool_), self._batched_infos(per_env) if self.infos else {})
@@ -284,19 +317,17 @@ class KozyrVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """(num_envs, actions) booleans: each match's legal indices now (all False for a finished one)."""
         self._check_open()
-        if self._local is not None:
-            return self._local.action_masks()
         for pipe in self._pipes:
             pipe.send(("action_masks", None))
-        return np.concatenate(self._gather())
+        own = [self._local.action_masks()] if self._local.envs else []
+        return np.concatenate(own + self._gather())
 
     def _check_open(self) -> None:
         if self.closed:
             raise RuntimeError("this KozyrVectorEnv is closed")
 
     def close_extras(self, **kwargs: Any) -> None:
-        if self._local is not None:
-            self._local.close()
+        self._local.close()
         for pipe in self._pipes:
             with contextlib.suppress(BrokenPipeError, OSError):  # a worker that already ended
                 pipe.send(("close", None))

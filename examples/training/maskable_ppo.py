@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 import gymnasium
@@ -32,13 +33,17 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bot_export import write_bot  # noqa: E402  (this folder's modules)
+import action_features  # noqa: E402  (this folder's modules)
+from bot_export import write_bot  # noqa: E402
 from mlp import MaskedMlp  # noqa: E402  (shared with the exported bot)
 
 from arena.env import KozyrGymEnv, Snapshot  # noqa: E402
 
 SELF = "self"
 TRAIN_SEED = 3_000_000  # the training matches' seeds start here
+
+
+FEATURES = ("actions", "none")
 
 
 class VectorOnly(gymnasium.ObservationWrapper):
@@ -53,6 +58,26 @@ class VectorOnly(gymnasium.ObservationWrapper):
 
     def action_masks(self) -> np.ndarray:
         return self.env.action_masks()
+
+
+class WithActionRows(VectorOnly):
+    """The observation vector, then what each legal action would do (action_features.py), one row per index."""
+
+    def __init__(self, env: KozyrGymEnv):
+        super().__init__(env)
+        encoder = env.aec.encoder
+        vector = env.observation_space["observation"]
+        rows = encoder.actions * action_features.ROW
+        self.observation_space = gymnasium.spaces.Box(
+            np.concatenate((vector.low, np.zeros(rows, np.float32))),
+            np.concatenate((vector.high, np.full(rows, np.inf, np.float32))), dtype=np.float32)
+
+    def observation(self, observation: dict) -> np.ndarray:
+        env: KozyrGymEnv = self.env  # type: ignore[assignment]
+        aec = env.aec
+        moves = env.legal_moves()  # none once the deal is over: the rows stay zero
+        raw = aec.infos[aec.possible_agents[env.seat]]["raw_observation"] if moves else {}
+        return action_features.network_input(observation["observation"], aec.encoder.actions, raw, moves)
 
 
 def actor_of(model) -> MaskedMlp:
@@ -75,13 +100,29 @@ class _SelfPlay:
         assert self.mlp is not None, "the snapshot is taken before training starts"
         return self.mlp(observation)
 
+    def best(self, vector: np.ndarray, mask: np.ndarray) -> int:
+        assert self.mlp is not None, "the snapshot is taken before training starts"
+        return self.mlp.best(vector, mask)
 
-def make_envs(preset: str, opponents: list[str], snapshot: _SelfPlay, seed: int, rules: dict):
+
+def make_envs(preset: str, opponents: list[str], snapshot: _SelfPlay, seed: int, rules: dict, features: str):
     from stable_baselines3.common.vec_env import DummyVecEnv
+
+    if features not in FEATURES:
+        raise ValueError(f"features is one of {', '.join(FEATURES)}, not {features!r}")
+    wrapper = WithActionRows if features == "actions" else VectorOnly
+
+    def self_play(encoder):
+        # With action rows the snapshot must see them too: it plays as a bot, through the engine's observation.
+        return action_features.FeatureBot(snapshot, encoder) if features == "actions" else Snapshot(snapshot)
 
     def make(k: int, opponent: str):
         def build():
-            env = VectorOnly(KozyrGymEnv(preset, Snapshot(snapshot) if opponent == SELF else opponent, rules=rules))
+            if opponent == SELF:
+                probe = KozyrGymEnv(preset, "builtin:random", rules=rules)
+                env = wrapper(KozyrGymEnv(preset, self_play(probe.aec.encoder), rules=rules))
+            else:
+                env = wrapper(KozyrGymEnv(preset, opponent, rules=rules))
             env.reset(seed=seed + TRAIN_SEED + 100_003 * k)  # each env's own sequence of matches
             return env
         return build
@@ -90,9 +131,10 @@ def make_envs(preset: str, opponents: list[str], snapshot: _SelfPlay, seed: int,
 
 
 def train(preset: str = "bura", timesteps: int = 100_000, opponents: tuple[str, ...] = ("builtin:greedy", SELF), *,
-          seed: int = 0, n_steps: int = 512, batch_size: int = 256, refresh: int = 4,
-          rules: dict | None = None, verbose: int = 0):
-    """MaskablePPO for ``timesteps`` learner decisions; returns the model."""
+          seed: int = 0, n_steps: int = 512, batch_size: int = 256, refresh: int = 4, features: str = "actions",
+          gamma: float = 1.0, rules: dict | None = None, verbose: int = 0):
+    """MaskablePPO for ``timesteps`` learner decisions; returns the model (``model.kozyr_features`` says
+    what its network reads: ``actions``, the vector and the action rows, or ``none``, the vector alone)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -102,9 +144,11 @@ def train(preset: str = "bura", timesteps: int = 100_000, opponents: tuple[str, 
     torch.set_num_threads(1)  # small networks: threads cost more than they give, and runs stay reproducible
     snapshot = _SelfPlay()
     rules = {"match": "deals:1"} if rules is None else rules
-    envs = make_envs(preset, list(opponents), snapshot, seed, rules)
-    model = MaskablePPO("MlpPolicy", envs, n_steps=n_steps, batch_size=batch_size, seed=seed, device="cpu",
-                        verbose=verbose)
+    envs = make_envs(preset, list(opponents), snapshot, seed, rules, features)
+    # gamma 1: a deal is a score at its end, and an early card matters as much as the last one.
+    model = MaskablePPO("MlpPolicy", envs, n_steps=n_steps, batch_size=batch_size, gamma=gamma, seed=seed,
+                        device="cpu", verbose=verbose)
+    model.kozyr_features = features
     snapshot.mlp = actor_of(model)
 
     class Refresh(BaseCallback):
@@ -127,7 +171,8 @@ def train(preset: str = "bura", timesteps: int = 100_000, opponents: tuple[str, 
 
 def export(model, directory: Path, preset: str, summary: dict) -> Path:
     """Write the uploadable bot folder (bot_export.py): main.py, mlp.py, model.json and the encoder."""
-    return write_bot(actor_of(model), directory, preset, summary, trainer="maskable_ppo.py", name="maskable-ppo")
+    return write_bot(actor_of(model), directory, preset, summary, trainer="maskable_ppo.py", name="maskable-ppo",
+                     features=getattr(model, "kozyr_features", "none"))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -139,15 +184,27 @@ def main(argv: list[str] | None = None) -> None:
                              "(default builtin:greedy,self)")
     parser.add_argument("--refresh", type=int, default=4, help="rollouts between self-play snapshots (default 4)")
     parser.add_argument("--n-steps", type=int, default=512, help="MaskablePPO's n_steps per environment")
+    parser.add_argument("--features", choices=FEATURES, default="actions",
+                        help="what the network reads: actions, the observation vector and what each legal action "
+                             "would do (action_features.py; default), or none, the vector alone")
+    parser.add_argument("--gamma", type=float, default=1.0, help="discount (default 1: one score per deal)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("out/bura-ppo"), help="where the bot goes")
     args = parser.parse_args(argv)
+    if args.timesteps < 1:
+        parser.error(f"--timesteps must be at least 1, not {args.timesteps}")
     opponents = tuple(o.strip() for o in args.opponents.split(",") if o.strip())
-    print(f"MaskablePPO on {args.preset} for {args.timesteps} decisions against {', '.join(opponents)}", flush=True)
+    print(f"MaskablePPO on {args.preset} for {args.timesteps} decisions against {', '.join(opponents)} "
+          f"(features: {args.features})", flush=True)
+    started = time.process_time()
     model = train(args.preset, args.timesteps, opponents, seed=args.seed, n_steps=args.n_steps,
-                  batch_size=min(256, args.n_steps * len(opponents)), refresh=args.refresh, verbose=1)
+                  batch_size=min(256, args.n_steps * len(opponents)), refresh=args.refresh, features=args.features,
+                  gamma=args.gamma, verbose=1)
+    cpu = time.process_time() - started
+    print(f"trained on {model.num_timesteps} decisions in {cpu:.0f} s of CPU time", flush=True)
     bot = export(model, args.out / "bot", args.preset,
-                 {"timesteps": args.timesteps, "opponents": list(opponents), "seed": args.seed})
+                 {"timesteps": args.timesteps, "opponents": list(opponents), "seed": args.seed,
+                  "features": args.features, "gamma": args.gamma, "cpu_seconds": round(cpu, 1)})
     print(f"exported {bot}: try  .venv/bin/arena play {args.preset} {bot} builtin:greedy --games 100 --duplicate")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import gymnasium
 import numpy as np
 import pytest
@@ -106,6 +108,38 @@ def test_an_error_in_a_worker_names_its_cause():
     finally:
         batch.close()
     assert all(not p.is_alive() for p in batch._processes) and batch._pipes == []
+
+
+def test_an_error_in_this_process_share_leaves_the_workers_in_step():
+    # Matches 0-1 are this process's, 2-3 the worker's: both fail, and this process's error is raised after the
+    # worker's answer was read, so the next command reads its own answer, not the failed one's.
+    forbidden = Snapshot(lambda observation: int(np.flatnonzero(observation["action_mask"] == 0)[0]))
+    batch = KozyrVectorEnv("bura", 4, forbidden, seat=1, workers=1)
+    try:
+        assert len(batch._local.envs) == 2 and batch._slices == [slice(2, 4)]
+        with pytest.raises(ValueError, match="seat 0 chose"):
+            batch.reset(seed=2)
+        assert batch.action_masks().shape == (4, 35)
+    finally:
+        batch.close()
+    assert all(not p.is_alive() for p in batch._processes) and batch._pipes == []
+
+
+def test_every_process_steps_a_share_and_workers_poll_only_on_free_cores():
+    batch = KozyrVectorEnv("bura", 5, "builtin:random", workers=2, rules={"match": "deals:1"})
+    try:
+        shares = [len(batch._local.envs)] + [part.stop - part.start for part in batch._slices]
+        assert shares == [1, 2, 2] and sum(shares) == 5
+        observations, _ = batch.reset(seed=3)
+        assert observations["action_mask"].any(axis=1).all()  # every row written, this process's included
+        assert batch.spin == (0.002 if (os.cpu_count() or 1) >= 3 else 0.0)
+    finally:
+        batch.close()
+    crowded = KozyrVectorEnv("bura", 8, "builtin:random", workers=os.cpu_count() or 1)  # more processes than cores
+    assert crowded.spin == 0.0
+    crowded.close()
+    with pytest.raises(ValueError, match="spin"):
+        KozyrVectorEnv("bura", 2, workers=1, spin=-1)
 
 
 def test_only_environments_of_the_same_rules_share_encoder_tables():
