@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -123,7 +124,9 @@ def make_envs(preset: str, opponents: list[str], snapshot: _SelfPlay, seed: int,
                 env = wrapper(KozyrGymEnv(preset, self_play(probe.aec.encoder), rules=rules))
             else:
                 env = wrapper(KozyrGymEnv(preset, opponent, rules=rules))
-            env.reset(seed=seed + TRAIN_SEED + 100_003 * k)  # each env's own sequence of matches
+            # Each env's own sequence of matches, seeded without starting one: a ``self`` seat that moved first
+            # would need the learner's snapshot, which exists only once the model does.
+            gymnasium.Env.reset(env.unwrapped, seed=seed + TRAIN_SEED + 100_003 * k)
             return env
         return build
 
@@ -167,6 +170,15 @@ def train(preset: str = "bura", timesteps: int = 100_000, opponents: tuple[str, 
     model.learn(total_timesteps=timesteps, callback=Refresh() if SELF in opponents else None)
     envs.close()
     return model
+
+
+def weights_digest(model) -> str:
+    """SHA-256 of the actor's weights: the same seed and ``--timesteps`` give the same digest on any build."""
+    digest = hashlib.sha256()
+    for weight, bias in actor_of(model).layers:
+        digest.update(weight.tobytes())
+        digest.update(bias.tobytes())
+    return digest.hexdigest()
 
 
 def export(model, directory: Path, preset: str, summary: dict) -> Path:

@@ -4,6 +4,8 @@ house bot and itself, an export whose numpy actor is the trained policy, and a f
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -123,6 +125,36 @@ def test_a_vector_only_model_exports_without_the_rows(vector_model, tmp_path):
                               games=1, base_seed=6, duplicate=False, time_control=TimeControl(), sandbox="unsafe")
     result, _ = run_job(schedule.jobs[0])
     assert result["finished"] and all(s["verdict"] == "ok" for s in result["seats"])
+
+
+TRAIN_IN_A_PROCESS = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import maskable_ppo
+from arena import compiled
+model = maskable_ppo.train("bura", 256, ("builtin:greedy", "self"), seed=1, n_steps=64, batch_size=64, refresh=1)
+print(json.dumps({"digest": maskable_ppo.weights_digest(model), "engines": compiled.status()["bura"]}))
+"""
+
+
+def _digest_with(engines: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", TRAIN_IN_A_PROCESS, str(EXAMPLE)], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "KOZYR_ENGINES": engines})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_the_same_seed_and_timesteps_give_the_same_weights_on_either_build(model):
+    from arena import compiled
+
+    python, auto = _digest_with("python"), _digest_with("auto")
+    assert python["engines"].startswith("python")
+    assert python["digest"] == auto["digest"] == maskable_ppo.weights_digest(model)
+    # Seed 2 once put a ``self`` env's learner in seat 1 while the envs were built, before the model existed.
+    other = maskable_ppo.train("bura", 256, ("builtin:greedy", "self"), seed=2, n_steps=64, batch_size=64, refresh=1)
+    assert maskable_ppo.weights_digest(other) != python["digest"]  # the seed does matter
+    if auto["engines"] != "compiled":
+        pytest.skip(f"only the Python build was compared: no current compiled bura ({compiled.check('bura')[1]})")
 
 
 def test_bad_choices_are_refused_by_name(model, tmp_path):
