@@ -143,7 +143,8 @@ bench: $(STAMP) $(ENGINES) system-deps
 # then the CleanRL-style PPO (plain torch) against greedy and a pool of its past selves, about 7 CPU minutes.
 train: $(STAMP) $(ENGINES)
 	$(BIN)/python examples/training/train.py --minutes 2 --eval-seeds 300 --out out/bura-learner
-	$(BIN)/python examples/training/maskable_ppo.py --timesteps 2000000 --opponents builtin:greedy,self --out out/bura-ppo
+	$(BIN)/python examples/training/maskable_ppo.py --timesteps 3500000 \
+		--opponents builtin:greedy,builtin:greedy,builtin:greedy,self --out out/bura-ppo
 	$(BIN)/python examples/training/cleanrl_ppo.py --episodes 150000 --out out/bura-cleanrl
 
 clean:

@@ -252,7 +252,7 @@ class KozyrVectorEnv(VectorEnv):
         answers, failure = [], None
         for pipe in self._pipes:
             try:
-                status, answer = pipe.recv()
+                status, answer = _receive(pipe, self.spin)  # polled too: this process sleeping costs it as much
             except EOFError:
                 status, answer = "error", ("EOFError", "a worker process ended unexpectedly", "")
             if status == "error" and failure is None:
