@@ -123,35 +123,33 @@ def bura_bot(alice, house_bots):
 
 
 @pytest.fixture
-def asgi_site(house_bots, monkeypatch, settings):
+def thread_worker(monkeypatch):
+    """A worker thread playing every match the site publishes, one at a time (tests/support/thread_worker.py)."""
+    from matches import actions
+    from tests.support.thread_worker import ThreadWorker
+
+    worker = ThreadWorker()
+    monkeypatch.setattr(actions, "publish", worker.publish)
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def asgi_site(house_bots, monkeypatch, settings, thread_worker):
     """The site under uvicorn in a thread (ASGI, as in production; the test database), and a worker thread that
-    plays every match as it is published, one at a time (two rotations of a deal never play side by side on
-    one machine). Its base URL."""
-    import queue
+    plays every match as it is published (``thread_worker``). Its base URL."""
     import threading
 
     import uvicorn
     from django.db import connection, connections
 
     from config.asgi import application
-    from matches import actions
-    from play.tasks import play_match
     from tests.support.polling import wait_until
 
     # Each request runs in a thread of its own: with persistent connections each would keep one, and a crawl of
     # the whole site would use up the server's (a web process takes a bounded pool instead, config/database.py,
     # which a process whose connection is already open, as this one, does not).
     monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
-    published: queue.Queue[int | None] = queue.Queue()
-
-    def work():
-        while (match_id := published.get()) is not None:
-            play_match(match_id)
-        connection.close()
-
-    monkeypatch.setattr(actions, "publish", lambda match_id, queue, retry=False: published.put(match_id))
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning",
                                            ws_max_size=512 * 1024, lifespan="on"))
@@ -165,8 +163,7 @@ def asgi_site(house_bots, monkeypatch, settings):
     # database is dropped.
     from asgiref.sync import SyncToAsync
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(10)
-    published.put(None)
-    worker.join(120)
+    thread_worker.stop()  # before the other connections are ended below: it may be playing a match
     # A request thread of the site that is gone may have left its connection open: closed, so that the test
     # database can be dropped.
     with connection.cursor() as cursor:

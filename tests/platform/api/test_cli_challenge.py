@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-import queue
-import threading
-
 import pytest
 
 from arena import cli, client
-from matches import actions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def site(live_server, monkeypatch, tmp_path, house_bots):
-    """The live site, a config folder of our own, and one worker thread playing matches as they are published,
-    one at a time (two rotations of a deal never play side by side on one machine)."""
-    from django.db import connection
-
-    from play.tasks import play_match
-
-    published: queue.Queue[int | None] = queue.Queue()
-
-    def work():
-        while (match_id := published.get()) is not None:
-            play_match(match_id)
-        connection.close()  # this thread's own connection: the test database can then be dropped
-
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
+def site(live_server, monkeypatch, tmp_path, house_bots, thread_worker):
+    """The live site, a config folder of our own, and a worker thread playing matches as they are published."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setattr(actions, "publish", lambda match_id, queue: published.put(match_id))
     monkeypatch.setattr(client, "WAIT_SECONDS", 120)
-    yield live_server.url
-    published.put(None)
-    worker.join(60)
+    return live_server.url
 
 
 @pytest.fixture

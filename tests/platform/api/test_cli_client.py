@@ -4,45 +4,20 @@ from __future__ import annotations
 
 import json
 import stat
-import threading
 
 import pytest
 
 from arena import cli
-from matches import actions
 from tests.platform.conftest import EXAMPLES
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def site(live_server, monkeypatch, tmp_path, house_bots):
-    """The live site, a config folder of our own, and validation matches played as a worker would."""
-    from play.tasks import play_match
-
+def site(live_server, monkeypatch, tmp_path, house_bots, thread_worker):
+    """The live site, a config folder of our own, and validation matches played by a worker thread."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    playing: list[threading.Thread] = []
-
-    def play(match_id):
-        from django.db import connection
-
-        try:
-            play_match(match_id)
-        finally:
-            connection.close()  # this thread's own connection: the test database can then be dropped
-
-    def publish(match_id, queue):
-        thread = threading.Thread(target=play, args=(match_id,), daemon=True)
-        playing.append(thread)
-        thread.start()
-
-    monkeypatch.setattr(actions, "publish", publish)
-    yield live_server.url
-    # A validation still being played when a test ends would write while the database is flushed for the
-    # next test (a deadlock with the TRUNCATE, seen in CI): every match this test sent is waited for.
-    for thread in playing:
-        thread.join(timeout=120)
-        assert not thread.is_alive(), "a validation match was still playing two minutes after its test"
+    return live_server.url
 
 
 def test_it_logs_in_with_a_password_and_keeps_the_token_private(site, alice, monkeypatch, tmp_path, capsys):
