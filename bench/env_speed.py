@@ -31,11 +31,12 @@ total steps over the wall time.
 
 **--batched**: learner steps per second of the Gymnasium view, one seat learning against
 ``--opponent``: ``KozyrGymEnv`` alone (a step, then the next observation and its info) against
-``arena.env.vector.KozyrVectorEnv`` with ``--num-envs`` matches on ``--workers`` processes (one
-``step`` of the batch is ``num_envs`` learner steps). Both run in turns of ``--slice`` wall seconds,
-``--rounds`` rounds, and are timed by the wall clock (the batch's workers are other processes); one
-worker's share of the batch (``num_envs / workers`` matches) also runs in this process and is timed
-by CPU time, which shows what a core does whatever else runs on the machine. Actions are uniform over the legal ones.
+``arena.env.vector.KozyrVectorEnv`` with ``--num-envs`` matches, stepped by this process and
+``--batch-workers`` others (the env's default: one per core but this one). A batch step counts a learner
+step for every match whose action was played (one that only starts its next match is not). Both run in
+turns of ``--slice`` wall seconds, ``--rounds`` rounds, and are timed by the wall clock (the batch's
+workers are other processes); one process's share of the batch also runs alone in this process and is
+timed by CPU time, which shows what a core does whatever else runs on the machine.
 
 **--split**: how much of a Kozyr step is the engine (the bare engine
 calls any environment needs per step: ``to_move``, ``observation``, ``legal_actions``, ``apply``).
