@@ -18,6 +18,14 @@ import behaviour_cloning  # noqa: E402
 import policy  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _demos_on_the_fastest_build(monkeypatch):
+    """The demonstrations are `arena play` subprocesses of the search bot: on the compiled engines where they are
+    built (the same replays on either build, tests/arena/test_compiled_engines.py), not the Python ones that
+    `make test` gives this process for coverage, which made this file cost two CPU minutes."""
+    monkeypatch.setenv("KOZYR_ENGINES", "auto")
+
+
 def test_cloning_fits_the_demonstrated_choices_better_than_no_weights(tmp_path):
     bots = behaviour_cloning.demo_replays(tmp_path, 3)
     rows, chosen, matches = behaviour_cloning.decisions(tmp_path, bots)
