@@ -219,12 +219,18 @@ class KozyrVectorEnv(VectorEnv):
         if workers == 0:
             self._local = _Matches([probe] + [KozyrGymEnv(**build) for _ in range(num_envs - 1)], 0, self._rows, infos)
             return
-        if any(not isinstance(o, str) for o in (opponents if isinstance(opponents, list | tuple) else [opponents])):
+        objects = any(not isinstance(o, str)
+                      for o in (opponents if isinstance(opponents, list | tuple) else [opponents]))
+        if objects:
             context = context or "fork"  # a snapshot or bot object goes to the workers by fork, not by pickle
         ctx: Any = multiprocessing.get_context(context)
         # This process steps the first share (empty when there are fewer matches than processes), each worker one
-        # of the others; a worker's share is never empty while workers <= num_envs.
+        # of the others; a worker's share is never empty while workers <= num_envs. With opponents given as objects
+        # this process steps none: the workers play copies taken at the fork, and a match here would play the
+        # live object (a snapshot refreshed in place), so the matches would differ with the number of workers.
         bounds = np.linspace(0, num_envs, workers + 2).astype(int)
+        if objects:
+            bounds = np.concatenate(([0], np.linspace(0, num_envs, workers + 1).astype(int)))
         own = int(bounds[1])
         self._local = _Matches(([probe] + [KozyrGymEnv(**build) for _ in range(own - 1)]) if own else [], 0,
                                self._rows, infos)
@@ -319,7 +325,7 @@ class KozyrVectorEnv(VectorEnv):
         self._check_open()
         for pipe in self._pipes:
             pipe.send(("action_masks", None))
-        own = [self._local.action_masks()] if self._local.envs else []
+        own = self._own(lambda _: [self._local.action_masks()] if self._local.envs else [], [])
         return np.concatenate(own + self._gather())
 
     def _check_open(self) -> None:

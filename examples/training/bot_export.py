@@ -15,6 +15,7 @@ import json
 import shutil
 from pathlib import Path
 
+import action_features
 from mlp import MaskedMlp
 
 from arena.env import KozyrGymEnv
@@ -83,14 +84,23 @@ if __name__ == "__main__":
 
 
 def write_bot(actor: MaskedMlp, directory: Path, preset: str, summary: dict, *, trainer: str, name: str,
-              features: str = "none") -> Path:
+              features: str | None = None) -> Path:
     """Write the uploadable bot folder: main.py, mlp.py, model.json, kozyr_encoding.py and the arena package
-    (and action_features.py with policy.py when the actor reads the action rows: ``features="actions"``)."""
+    (and action_features.py with policy.py when the actor reads the action rows: ``features="actions"``).
+    ``features`` is read from the actor's input width when not given, and checked against it when given."""
     if preset.split("-")[0] not in ("bura", "burkozel", "echki"):
         raise ValueError(f"the exported bot maps actions with the Bura family's encoder; {preset!r} is not one")
-    if features not in ("none", "actions"):
-        raise ValueError(f"features is 'none' or 'actions', not {features!r}")
     env = KozyrGymEnv(preset, "builtin:random")
+    widths = {"none": env.aec.encoder.size, "actions": action_features.size(env.aec.encoder)}
+    width = int(actor.layers[0][0].shape[1])
+    if features is None:
+        features = next((kind for kind, size in widths.items() if size == width), None)
+    if features not in widths:
+        raise ValueError(f"features is 'none' or 'actions', not {features!r}")
+    if widths[features] != width:
+        raise ValueError(f"the actor reads {width} numbers, but {preset} with features={features!r} gives "
+                         f"{widths[features]} (the vector alone: {widths['none']}; with the action rows: "
+                         f"{widths['actions']})")
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "main.py").write_text(BOT_MAIN.format(trainer=trainer, name=name))
     shutil.copyfile(HERE / "mlp.py", directory / "mlp.py")

@@ -41,7 +41,6 @@ from mlp import MaskedMlp  # noqa: E402  (shared with the exported bot)
 from arena.env import KozyrGymEnv, Snapshot  # noqa: E402
 
 SELF = "self"
-TRAIN_SEED = 3_000_000  # the training matches' seeds start here
 
 
 FEATURES = ("actions", "none")
@@ -124,9 +123,8 @@ def make_envs(preset: str, opponents: list[str], snapshot: _SelfPlay, seed: int,
                 env = wrapper(KozyrGymEnv(preset, self_play(probe.aec.encoder), rules=rules))
             else:
                 env = wrapper(KozyrGymEnv(preset, opponent, rules=rules))
-            # Each env's own sequence of matches, seeded without starting one: a ``self`` seat that moved first
-            # would need the learner's snapshot, which exists only once the model does.
-            gymnasium.Env.reset(env.unwrapped, seed=seed + TRAIN_SEED + 100_003 * k)
+            # No match starts here: Stable-Baselines3 resets env k with seed + k once the model exists
+            # (MaskablePPO(seed=...)), and a ``self`` seat that moves first then has a snapshot to play.
             return env
         return build
 
@@ -184,7 +182,7 @@ def weights_digest(model) -> str:
 def export(model, directory: Path, preset: str, summary: dict) -> Path:
     """Write the uploadable bot folder (bot_export.py): main.py, mlp.py, model.json and the encoder."""
     return write_bot(actor_of(model), directory, preset, summary, trainer="maskable_ppo.py", name="maskable-ppo",
-                     features=getattr(model, "kozyr_features", "none"))
+                     features=getattr(model, "kozyr_features", None))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -16,6 +16,7 @@ class ThreadWorker:
     def __init__(self) -> None:
         self.published: queue.Queue[int | None] = queue.Queue()
         self.played: list[int] = []
+        self.failures: list[tuple[int, BaseException]] = []
         self.thread = threading.Thread(target=self._work, name="thread-worker", daemon=True)
         self.thread.start()
 
@@ -29,15 +30,24 @@ class ThreadWorker:
 
         try:
             while (match_id := self.published.get()) is not None:
-                play_match(match_id)
-                self.played.append(match_id)
+                try:
+                    play_match(match_id)
+                except Exception as error:  # the next matches are still played; stop() raises it
+                    self.failures.append((match_id, error))
+                else:
+                    self.played.append(match_id)
         finally:
             connection.close()  # this thread's own connection: the test database can then be dropped
 
-    def stop(self, timeout: float = 120) -> None:
-        """Idempotent: a site fixture stops its worker before its own teardown, the fixture again after."""
-        if not self.thread.is_alive():
+    def stop(self, timeout: float = 120, strict: bool = True) -> None:
+        """Idempotent: a site fixture stops its worker before its own teardown, the fixture again after. Strict, a
+        match still playing after ``timeout`` or one that raised fails the test."""
+        if self.thread.is_alive():
+            self.published.put(None)
+            self.thread.join(timeout)
+        if not strict:
             return
-        self.published.put(None)
-        self.thread.join(timeout)
         assert not self.thread.is_alive(), f"a published match was still playing {timeout:g} s after its test"
+        if self.failures:
+            match_id, error = self.failures[0]
+            raise AssertionError(f"playing match {match_id} raised {error!r}") from error

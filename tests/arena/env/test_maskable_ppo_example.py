@@ -18,6 +18,7 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "training"
 sys.path.insert(0, str(EXAMPLE))
 
 import action_features  # noqa: E402
+import bot_export  # noqa: E402
 import maskable_ppo  # noqa: E402
 import policy  # noqa: E402
 
@@ -118,7 +119,9 @@ def test_a_vector_only_model_exports_without_the_rows(vector_model, tmp_path):
         if done:
             observation, _ = env.reset()
     bot = maskable_ppo.export(vector_model, tmp_path / "bot", "bura", {"timesteps": 128})
-    assert json.loads((bot / "model.json").read_text())["features"] == "none"
+    assert json.loads((bot / "model.json").read_text())["features"] == "none"  # read from the actor's input
+    with pytest.raises(ValueError, match="reads 345 numbers"):
+        bot_export.write_bot(actor, tmp_path / "wrong", "bura", {}, trainer="t", name="n", features="actions")
     assert not (bot / "action_features.py").exists() and not (bot / "policy.py").exists()
     bots = [stage_bot(bot, tmp_path / "s1"), stage_bot(bot, tmp_path / "s2")]
     schedule = build_schedule(preset="bura", overrides={}, bots=bots,

@@ -111,18 +111,34 @@ def test_an_error_in_a_worker_names_its_cause():
 
 
 def test_an_error_in_this_process_share_leaves_the_workers_in_step():
-    # Matches 0-1 are this process's, 2-3 the worker's: both fail, and this process's error is raised after the
-    # worker's answer was read, so the next command reads its own answer, not the failed one's.
-    forbidden = Snapshot(lambda observation: int(np.flatnonzero(observation["action_mask"] == 0)[0]))
-    batch = KozyrVectorEnv("bura", 4, forbidden, seat=1, workers=1)
+    # Matches 0-1 are this process's, 2-3 the worker's. This process's error is raised after the worker's answer
+    # was read, so the next command reads its own answer, not the failed one's.
+    batch = KozyrVectorEnv("bura", 4, "builtin:random", workers=1, rules={"match": "deals:1"})
     try:
         assert len(batch._local.envs) == 2 and batch._slices == [slice(2, 4)]
-        with pytest.raises(ValueError, match="seat 0 chose"):
-            batch.reset(seed=2)
+        observations, _ = batch.reset(seed=2)
+
+        def broken(action):
+            raise ValueError("this process's match failed")
+
+        batch._local.envs[0]._play = broken
+        with pytest.raises(ValueError, match="this process's match failed"):
+            batch.step(np.argmax(observations["action_mask"], axis=1))
         assert batch.action_masks().shape == (4, 35)
     finally:
         batch.close()
     assert all(not p.is_alive() for p in batch._processes) and batch._pipes == []
+
+
+def test_opponents_given_as_objects_play_only_in_the_workers():
+    # The workers play copies taken at the fork; a match in this process would play the live object.
+    batch = KozyrVectorEnv("bura", 4, Snapshot(lambda o: int(np.flatnonzero(o["action_mask"])[0])), workers=1)
+    try:
+        assert batch._local.envs == [] and batch._slices == [slice(0, 4)]
+        observations, _ = batch.reset(seed=2)
+        assert observations["action_mask"].any(axis=1).all()
+    finally:
+        batch.close()
 
 
 def test_every_process_steps_a_share_and_workers_poll_only_on_free_cores():
