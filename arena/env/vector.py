@@ -19,7 +19,8 @@ worker polls for its next command for ``spin`` seconds before it sleeps (a proce
 finds its caches cold: a quarter slower a step); and no info dicts are built (the single environment
 deep-copies the raw observation into every step's info). Ask for them with ``infos=True`` (then each
 step's ``infos`` is the Gymnasium-batched dict of the matches' infos, as ``SyncVectorEnv`` gives).
-``workers=0`` steps every match in this process.
+``workers=0`` steps every match in this process. With opponents given as objects this process steps no
+match: the workers play the copies taken when they fork, and a match here would play the live object.
 """
 
 from __future__ import annotations
