@@ -74,15 +74,17 @@ def _train_with(engines: str, seed: int) -> dict:
 
 
 def test_the_same_seed_and_budget_give_the_same_weights_on_either_build(trained):
-    """This process plays the compiled engines where they are built (``make``); the other one the Python ones."""
+    """Two more processes, one on the Python engines and one on the compiled ones where they are built (``make``;
+    ``make test`` gives this process the Python ones, for coverage), train what this one trained."""
     from arena import compiled
 
-    python = _train_with("python", 1)
+    python, auto = _train_with("python", 1), _train_with("auto", 1)
     assert python["engines"].startswith("python")
-    assert (python["digest"], python["episodes"]) == (cleanrl_ppo.weights_digest(trained[0]), trained[1]["episodes"])
+    mine = (cleanrl_ppo.weights_digest(trained[0]), trained[1]["episodes"])
+    assert (python["digest"], python["episodes"]) == (auto["digest"], auto["episodes"]) == mine
     other, _ = cleanrl_ppo.train(cleanrl_ppo.Args(seed=2, **SMOKE), log=None)
     assert cleanrl_ppo.weights_digest(other) != python["digest"]  # the seed does matter
-    if compiled.status()["bura"] != "compiled":
+    if auto["engines"] != "compiled":
         pytest.skip(f"only the Python build was compared: no current compiled bura ({compiled.check('bura')[1]})")
 
 

@@ -353,8 +353,18 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
             if not host:
                 continue  # finished already
             assert host in workers, (owner, workers)
-            orphans = bot_containers(site_id, host)
-            assert orphans, "the victim's worker runs its bots in containers of the host's engine"
+
+            def containers_or_ended(match_id: int = victim["id"], on: str = host):
+                # The match may end between being found running and this listing: its containers go first.
+                found = bot_containers(site_id, on)
+                if found:
+                    return found
+                return "ended" if site.request("GET", f"/api/v1/matches/{match_id}/")["status"] != "running" else None
+
+            orphans = wait_until(containers_or_ended, 30, "the victim's worker to run its bots in containers of the "
+                                 "host's engine (while its match runs)")
+            if orphans == "ended":
+                continue
             # SIGKILL from outside, as the kernel's OOM killer or a crash would: the container's first process
             # dies and its whole pid namespace with it. (`podman kill` would count as a stop by hand, after
             # which `restart: unless-stopped` leaves it down.)
