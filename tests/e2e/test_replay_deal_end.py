@@ -9,16 +9,21 @@ import pytest
 from browser_helpers import engine_state, screenshot, stored_replay
 from test_replay_viewer import DOM_HANDS, open_viewer, seen_events
 
-ENDING = ("() => { const v = document.getElementById('replay-viewer'); return v.dataset.ending === '1' && "
-          "!v.hasAttribute('aria-busy'); }")
+
+def ending(deal: int) -> str:
+    """The viewer shows the end of ``deal`` (its ``data-ending`` is the deal's number) and has settled."""
+    return (f"() => {{ const v = document.getElementById('replay-viewer'); return v.dataset.ending === '{deal}' && "
+            "!v.hasAttribute('aria-busy'); }")
 
 
-def first_deal_end(replay: dict) -> int:
-    """The first step that ends a deal and deals the next."""
+def first_deal_end(replay: dict) -> tuple[int, int]:
+    """The first step that ends a deal and deals the next, and that deal's number: not always 1, since a Bura
+    deal can end as it is dealt (an initial combination), before any step."""
     for k in range(1, len(replay["actions"]) + 1):
-        kinds = [e["type"] for e in seen_events(replay, None, k)]
+        events = seen_events(replay, None, k)
+        kinds = [e["type"] for e in events]
         if "deal_end" in kinds and "deal" in kinds[kinds.index("deal_end"):]:
-            return k
+            return k, events[kinds.index("deal_end")]["deal"]
     raise AssertionError("no deal ended before the last")
 
 
@@ -44,14 +49,14 @@ def no_dash(hands: dict[str, list[str]]) -> dict[str, list[str]]:
 def test_the_end_of_a_deal_is_shown_before_the_next_deals_hands(live_server, page, play, preset):
     match = play(preset)
     replay = stored_replay(match)
-    k = first_deal_end(replay)
+    k, deal = first_deal_end(replay)
     page.set_viewport_size({"width": 1366, "height": 900})
     open_viewer(page, f"{live_server.url}/matches/{match.pk}/#step={k - 1}&seat=all")
     page.keyboard.press("ArrowRight")  # from the deal's last position: its end first
-    page.wait_for_function(ENDING)
+    page.wait_for_function(ending(deal))
     assert page.get_attribute("#replay-viewer", "data-step") == str(k)
-    assert page.inner_text("#rv-step").startswith(f"End of deal 1 · step {k} / ")
-    assert "deal 1 ends" in page.inner_text("#rv-text") and "dealt" not in page.inner_text("#rv-text")
+    assert page.inner_text("#rv-step").startswith(f"End of deal {deal} · step {k} / ")
+    assert f"deal {deal} ends" in page.inner_text("#rv-text") and "dealt" not in page.inner_text("#rv-text")
     assert no_dash(page.evaluate(DOM_HANDS)) == hands_as_the_deal_ended(replay, k)
     if preset == "kozel":  # the winning trick lies on the table
         trick = next(e for e in seen_events(replay, None, k) if e["type"] == "trick")
@@ -74,13 +79,13 @@ def test_the_end_of_a_deal_is_shown_before_the_next_deals_hands(live_server, pag
     dealt = engine_state(replay, k)
     assert page.evaluate(DOM_HANDS) == {str(s): dealt.observation(s)["hand"] for s in range(dealt.num_seats)}
     page.keyboard.press("ArrowLeft")  # back: the deal's end again
-    page.wait_for_function(ENDING)
+    page.wait_for_function(ending(deal))
     page.keyboard.press("ArrowLeft")
     page.wait_for_function(f"() => document.getElementById('replay-viewer').dataset.step === '{k - 1}'")
 
     page.goto(f"{live_server.url}/matches/{match.pk}/#step={k}&end=1&seat=0")  # a link opens at the deal's end
     page.wait_for_selector("#replay-viewer.ready")
-    page.wait_for_function(ENDING)
+    page.wait_for_function(ending(deal))
     mine = no_dash(page.evaluate(DOM_HANDS))
     assert mine["0"] == hands_as_the_deal_ended(replay, k)["0"]
     assert all(set(cards) <= {"??"} for seat, cards in mine.items() if seat != "0")  # the others' stay hidden
