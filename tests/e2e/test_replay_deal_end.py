@@ -17,13 +17,13 @@ def ending(deal: int) -> str:
 
 
 def first_deal_end(replay: dict) -> tuple[int, int]:
-    """The first step that ends a deal and deals the next, and that deal's number: not always 1, since a Bura
-    deal can end as it is dealt (an initial combination), before any step."""
+    """The first step that ends a deal and deals the next, and that deal's number as the viewer counts deals (the
+    deals dealt so far; a redeal keeps its number): not always 1, since a Bura deal can end as it is dealt (an
+    initial combination), before any step."""
     for k in range(1, len(replay["actions"]) + 1):
-        events = seen_events(replay, None, k)
-        kinds = [e["type"] for e in events]
+        kinds = [e["type"] for e in seen_events(replay, None, k)]
         if "deal_end" in kinds and "deal" in kinds[kinds.index("deal_end"):]:
-            return k, events[kinds.index("deal_end")]["deal"]
+            return k, len({e["deal"] for e in engine_state(replay, k - 1).events(None) if e["type"] == "deal"})
     raise AssertionError("no deal ended before the last")
 
 
