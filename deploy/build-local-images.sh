@@ -37,6 +37,10 @@ if ! command -v mmdebstrap >/dev/null 2>&1; then
     || die "apt-get could not install mmdebstrap"
 fi
 
+# Two runs at once (the compose and the podman kube tests side by side) would each build every image: one builds,
+# the other waits for it and then finds them up to date.
+exec 8>/var/tmp/kozyr-images-build.lock
+flock 8
 work="$(mktemp -d /var/tmp/kozyr-images.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 

@@ -41,6 +41,11 @@ fi
   || die "sandbox/image/packages.txt is stale: run 'python -m sandbox.runtimes > sandbox/image/packages.txt'"
 
 key="$("$python" "$here/rootfs.py" --key "$here/packages.txt")"
+# Builds started at once (the test processes of pytest-xdist, make test's early build beside them) would each
+# build the whole image: one builds, the others wait for it and then find the image up to date.
+lock="/var/tmp/kozyr-image-build.$engine.$(printf '%s' "$image" | tr -c 'A-Za-z0-9._-' '_').lock"
+exec 9>"$lock"
+flock 9
 current="$("${cli[@]}" image inspect --format '{{index .Config.Labels "kozyr.image.inputs"}}' "$image" 2>/dev/null || true)"
 if [ "$force" = 0 ] && [ "$current" = "$key" ]; then
   echo "$image is up to date (inputs $key)"
