@@ -439,7 +439,9 @@ def test_the_stack_plays_uploads_survives_a_killed_worker_and_leaves_nothing(ima
                               "--filter", "label=io.podman.compose.service=worker", "--format", "{{.Names}}")
         assert sorted(running_workers.stdout.split()) == list(worker_names[:2])
         # Workers first (their grace), then PostgreSQL: a fast shutdown, not a SIGKILL at the end of the grace.
+        stopping = time.monotonic()
         stack.compose("stop", "worker", "maintenance", "beat", "web")
+        timings["site stop"] = time.monotonic() - stopping
         stopping = time.monotonic()
         stack.compose("stop", "db")
         timings["db stop"] = time.monotonic() - stopping

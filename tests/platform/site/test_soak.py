@@ -5,7 +5,7 @@ minutes by default."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import subprocess
 import sys
@@ -50,11 +50,7 @@ def test_it_survives_every_fault_with_every_invariant_kept(tmp_path):
 
 
 def soak_module():
-    if "bench_soak" not in sys.modules:  # bench/ is no package; its dataclasses need the module registered
-        spec = importlib.util.spec_from_file_location("bench_soak", REPO / "bench" / "soak.py")
-        sys.modules["bench_soak"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["bench_soak"])
-    return sys.modules["bench_soak"]
+    return importlib.import_module("bench.soak")
 
 
 @pytest.fixture
