@@ -77,12 +77,14 @@ lint: $(STAMP)
 # tests/arena/test_compiled_engines.py runs the engine tests again on the compiled build, and make test-site
 # runs the whole site on it. TEST_PROCESSES pytest-xdist processes share the work: each has its own test
 # database, Redis databases, ports and folders (tests/support/resources.py); then the few tests that measure
-# the machine's time run alone (the serial mark). make lint runs beside them, not in front: all must pass.
+# the machine's time run alone (the serial mark). make lint runs beside them, not in front: all must pass. The bot
+# image is built beside them too, from the start: the tests that need it wait for that one build (build-local.sh locks).
 TEST_PROCESSES ?= 3
 PYTEST_PARALLEL := -n $(TEST_PROCESSES) --dist loadgroup -p no:cacheprovider $(PYTEST_ARGS)
 test: $(STAMP) $(ENGINES) system-deps browser-deps
 	tests/start-services.sh
 	@mkdir -p build; rm -f .coverage; $(MAKE) --no-print-directory lint > build/lint.log 2>&1 & lint=$$!; \
+	{ sandbox/image/build-local.sh > build/image.log 2>&1 || true; } & \
 	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "not site and not serial" $(PYTEST_PARALLEL) --durations=25 \
 	  --cov --cov-report= ; parallel=$$?; \
 	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "serial and not site" -p no:cacheprovider $(PYTEST_ARGS) \
@@ -98,10 +100,14 @@ test-fast: $(STAMP) $(ENGINES)
 	tests/start-services.sh
 	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "$(FAST)" $(PYTEST_PARALLEL) -q
 
-# The site-level runs (several minutes of real processes under faults): CI runs them after make test.
+# The site-level runs (several minutes of real processes under faults): CI runs them after make test. Two at
+# a time, each with its own database, Redis databases, ports and folders: the compose stack's and the soak's
+# minutes are mostly waits (health checks, restarts, graces, the soak's schedule). worksteal splits the tests in
+# two halves up front and lets a process that is done take the other's queued ones.
+SITE_PROCESSES ?= 2
 test-site: $(STAMP) $(ENGINES) system-deps
 	tests/start-services.sh
-	$(BIN)/python -m pytest -m site -p no:cacheprovider
+	$(BIN)/python -m pytest -m site -n $(SITE_PROCESSES) --dist worksteal -p no:cacheprovider --durations=10 $(PYTEST_ARGS)
 
 # The container backend's tests again on a Docker Engine (Debian's docker.io, a private daemon that
 # sandbox/image/docker-engine.sh starts): `make test` runs them on Podman. CI runs this after make test.
