@@ -35,6 +35,27 @@ def a_deal(user):
                                         versions=[version, house_version("bura", "greedy")])
 
 
+def opening(user):
+    """A deal and its first moves up to a trick taken and a new lead, with the deal still going: a Bura deal
+    can end at once when a hand drawn after a trick holds a winning combination (about 2% of seeds), and
+    then there is nothing left to watch. -> (the deal's matches, the state, the moves as (seat, action))."""
+    from arena.games import new_match, resolve
+
+    while True:
+        matches = a_deal(user)
+        state = new_match(resolve(matches[0].preset, matches[0].overrides)[1], matches[0].seed)
+        moves = []
+        while len(moves) < 3 or not (state.observation(0)["trick"] or {}).get("plays"):
+            seat = state.to_move()
+            if seat is None:  # the deal ended
+                break
+            action = next(a for a in state.legal_actions(seat) if a["type"] != "claim")  # the deal goes on
+            state.apply(seat, action)
+            moves.append((seat, action))
+        else:
+            return matches, state, moves
+
+
 def log_in(page, site: str, user) -> None:
     page.goto(f"{site}/login/")
     page.fill("#id_username", user.username)
@@ -49,23 +70,18 @@ def hand_cards(page) -> dict[str, list[str]]:
 
 
 def test_a_running_match_is_watched_live_with_every_hand_face_down(live_server, browser, owner, settings):
-    from arena.games import new_match, resolve
     from matches import relay
     from matches.models import Match
 
     settings.LIVE_DELAY_SECONDS = 0
-    match = a_deal(owner)[0]
+    matches, state, moves = opening(owner)
+    match = matches[0]
     Match.objects.filter(pk=match.pk).update(status="running")
     name = relay.attempt_name(match)
     relay.start_match(name, [0, 1])
-    state = new_match(resolve(match.preset, match.overrides)[1], match.seed)
-    steps = 0
-    while steps < 3 or not (state.observation(0)["trick"] or {}).get("plays"):  # a trick taken, a new lead
-        seat = state.to_move()
-        action = next(a for a in state.legal_actions(seat) if a["type"] != "claim")  # the deal goes on
-        state.apply(seat, action)
+    for seat, action in moves:
         relay.publish_action(name, seat, action)
-        steps += 1
+    steps = len(moves)
     mine = match.seats.get(version__bot__name="alice-bura").seat
     hands = {str(s): state.observation(s)["hand"] for s in (0, 1)}
 

@@ -108,7 +108,8 @@ def slow_bot(tmp_path: Path, delay: float, flood: int = 0) -> list[str]:
 def version_status(bot) -> str:
     from bots.remote import remote_version
 
-    return remote_version(bot).status if remote_version(bot) else "gone"
+    version = remote_version(bot)  # once: a version rejected between two look-ups is no longer the remote one
+    return version.status if version else "gone"
 
 
 def ladder_match(bot, opponent: str = "greedy-bura"):
