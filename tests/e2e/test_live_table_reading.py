@@ -113,7 +113,8 @@ def test_bura_says_what_a_claim_needs_who_took_what_and_why_a_deal_ended(live_se
     log = page.eval_on_selector_all("#table-log li", "els => els.map(e => e.textContent)")
     assert any(re.fullmatch(r"(You|greedy-bura) took the trick \(.+\), \d+ points.*\.", line) for line in log), log
     ended = next(line for line in log if line.startswith("Deal 1 ends: "))
-    assert re.search(r"claimed with enough points|claimed without enough points|no claim|combination", ended), ended
+    endings = r"claimed with enough points|claimed without enough points|no claim|combination|dealt again"
+    assert re.search(endings, ended), ended
     assert "the match stands you " in ended, ended
     said += page.evaluate("window.clockSaid")  # both pages' clocks said who was thinking between moves
     assert any(text.startswith("greedy-bura is thinking…your bank ") for text in said), said
