@@ -74,9 +74,12 @@ class Plan:
         _place_fds(self.fds)
         for path in self.v1_tasks:
             _write(path, b"0")
+        # Opened before the rlimits: this child holds every descriptor of the worker (marked close-on-exec,
+        # not closed), so once RLIMIT_NOFILE is the bot's it may have no free number left to open anything.
+        procs = os.open(self.v2_procs, os.O_WRONLY | os.O_CLOEXEC) if self.v2_procs is not None else None
         for which, soft, hard in self.rlimits:
             resource.setrlimit(which, (soft, hard))
-        if self.v2_procs is not None:
+        if procs is not None:
             launcher = -1
             report = self._report_write
             if self._clone_args is not None and report is not None:
@@ -85,7 +88,8 @@ class Plan:
                     os.write(report, str(launcher).encode())
                     os._exit(0)
             if launcher < 0:  # no clone3 here: join the slow way and become the launcher ourselves
-                _write(self.v2_procs, str(os.getpid()).encode())
+                os.write(procs, str(os.getpid()).encode())
+            os.close(procs)
         if self.uid is not None:
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)

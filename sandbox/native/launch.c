@@ -76,6 +76,13 @@ int main(int argc, char **argv) {
         }
         closedir(open_fds);
     }
+    /* The v2 group's cgroup.procs is opened before any rlimit is set: once RLIMIT_NOFILE is the bot's,
+     * there may be no free descriptor number left to open it with. */
+    int v2_procs_fd = -1;
+    for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
+        char *colon = strcmp(argv[i], "-g") == 0 ? strchr(argv[i + 1], ':') : NULL;
+        if (colon != NULL && (v2_procs_fd = open(colon + 1, O_WRONLY | O_CLOEXEC)) < 0) die(colon + 1);
+    }
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
         const char *opt = argv[i], *value = argv[i + 1];
         if (strcmp(opt, "-t") == 0) {
@@ -110,8 +117,9 @@ int main(int argc, char **argv) {
         if (launcher < 0) {  /* no clone3 here: join the slow way and become the launcher ourselves */
             char pid[32];
             snprintf(pid, sizeof pid, "%d", getpid());
-            write_file(v2_procs, pid);
+            if (write(v2_procs_fd, pid, strlen(pid)) < 0) die(v2_procs);
         }
+        close(v2_procs_fd);
         if (report_fd >= 0) close(report_fd);
         if (v2_fd >= 0) close(v2_fd);
     }

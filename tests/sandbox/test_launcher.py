@@ -51,3 +51,45 @@ def test_without_clone3_the_child_joins_and_becomes_the_launcher(launch, monkeyp
     proc = launch("echo.py", limits=limits)
     _check_launcher(proc, limits)
     assert proc.pid == proc._popen.pid
+
+
+@pytest.fixture
+def worker_descriptors():
+    """The worker holding more descriptors than a bot may: a busy worker's database, broker and log files."""
+    held = [os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC) for _ in range(64)]
+    yield held
+    for fd in held:
+        os.close(fd)
+
+
+def test_without_clone3_a_worker_with_more_descriptors_than_the_bot_may_open_still_starts_it(
+    launch, monkeypatch, worker_descriptors
+):
+    monkeypatch.setattr(launcher, "clone3_available", lambda: False)
+    limits = Limits(open_files=16, wall_seconds=30)
+    assert min(worker_descriptors) < limits.open_files < max(worker_descriptors)
+    proc = launch("echo.py", limits=limits)
+    _check_launcher(proc, limits)
+
+
+class _Clone3Refused:
+    """libc as a kernel older than 5.7 (or a seccomp profile that answers ENOSYS) shows it: no clone3."""
+
+    def __init__(self, real):
+        self._real = real
+
+    def syscall(self, number, *args):
+        return -1 if number == launcher.SYS_CLONE3 else self._real.syscall(number, *args)
+
+
+def test_a_clone3_refused_at_run_time_joins_the_slow_way_whatever_the_worker_holds(
+    launch, monkeypatch, worker_descriptors
+):
+    if cgroups.detect().v2_home is None:
+        pytest.skip("no cgroup v2 here")
+    monkeypatch.setattr(launcher.native, "launcher_binary", lambda: None)  # the Python set-up runs the syscall
+    monkeypatch.setattr(launcher, "_libc", _Clone3Refused(launcher._libc))
+    limits = Limits(open_files=16, wall_seconds=30)
+    proc = launch("echo.py", limits=limits)
+    _check_launcher(proc, limits)
+    assert proc.pid == proc._popen.pid  # no launcher was cloned: the forked child became it
