@@ -48,6 +48,7 @@ sys.path[:0] = [str(REPO), str(REPO / "platform")]
 from bench.soak import BIN, Service, free_port, say  # noqa: E402
 from config import capacity  # noqa: E402
 from config.celery_settings import MAINTENANCE_QUEUE, OPEN_QUEUE, QUEUE_ORDER, SANDBOXED_QUEUE  # noqa: E402
+from tests.support.resources import private_sandbox_env  # noqa: E402
 
 COMPUTED = ",".join(q for q in QUEUE_ORDER if q not in (OPEN_QUEUE, SANDBOXED_QUEUE, MAINTENANCE_QUEUE))
 THINKER = '''import json, sys, time
@@ -117,7 +118,7 @@ class Bench:
         env = self.env(name)
         state = self.root / f"state-{name}"
         state.mkdir(mode=0o711, exist_ok=True)
-        env["KOZYR_SANDBOX_STATE_DIR"] = str(state)
+        env.update(private_sandbox_env(state))
         argv = [str(BIN / "celery"), "-A", "config", "worker", "--queues", queues, "--pool", pool,
                 "--concurrency", str(concurrency), "--hostname", f"{name}@%h", "--loglevel", "INFO"]
         return Service(name, argv, env, self.root / f"{name}.log", REPO / "platform", "ready.")

@@ -26,6 +26,7 @@ import redis
 from bench import soak_edge as edge
 from bench.soaking.common import BIN, OWNER_KEY, REPO, say
 from config.celery_settings import QUEUE_ORDER
+from tests.support.resources import private_sandbox_env
 from tests.support.workers import DatabaseProxy
 
 
@@ -181,7 +182,7 @@ class Site:
         env = self.env(name, self.proxied_db)
         state = self.root / f"state-{name}"
         state.mkdir(mode=0o711, exist_ok=True)
-        env["KOZYR_SANDBOX_STATE_DIR"] = str(state)
+        env.update(private_sandbox_env(state))
         argv = [str(BIN / "celery"), "-A", "config", "worker", "--queues", queues, "--concurrency", str(concurrency),
                 "--hostname", f"{name}@%h", "--loglevel", "INFO"]
         return Service(name, argv, env, self.logs / f"{name}.log", REPO / "platform", "ready.")

@@ -26,6 +26,7 @@ import pytest
 from sandbox import cgroups
 from tests.sandbox.conftest import HOSTILE
 from tests.support.polling import wait_until
+from tests.support.resources import private_sandbox_env
 
 ROOT = Path(__file__).parents[2]
 DEAD = "999999999-deadbeef"  # an owner token of the old form that no process holds
@@ -126,7 +127,7 @@ def bot(scratch) -> Path:
 
 
 def state(folder: Path, name: str) -> dict[str, str]:
-    return {"KOZYR_SANDBOX_STATE_DIR": str(folder / name)}
+    return private_sandbox_env(folder / name)
 
 
 def start_worker(group: PrivateCgroup, bot: Path, env: dict[str, str]) -> tuple[subprocess.Popen, list[Path]]:

@@ -7,13 +7,19 @@
   their own databases freely: no other process, and no other Redis user on the machine, is in them.
 - Ports are asked of the kernel (``free_port``); folders come from pytest's ``tmp_path``, which xdist already
   keeps apart.
+- Sandbox uids: a process given a sandbox state folder of its own keeps its uid leases there, where no other
+  process sees them, so it gets a block of uids no other process leases (``private_sandbox_env``). Otherwise
+  two of them could run bots as one uid: one bot's processes count against the other's RLIMIT_NPROC, and a
+  restarted worker's sweep of its uid kills the other's bot.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import socket
+from pathlib import Path
 
 # One database each: the broker of real workers, the web server's broker and cache, the live relay, the
 # soak's broker and relay, and a spare for a test that needs a second broker.
@@ -50,3 +56,19 @@ def database_url() -> str:
 
     database = connection.settings_dict
     return f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+
+
+# Every process of the suite sharing the default sandbox state folder leases from the default range
+# (60000-60999, sandbox/uids.py); private state folders get blocks above it, apart per test process.
+PRIVATE_UIDS_BASE = 62000
+PRIVATE_UIDS_PER_FOLDER = 100
+PRIVATE_FOLDERS_PER_PROCESS = 10
+_private_folders = itertools.count()
+
+
+def private_sandbox_env(folder: Path) -> dict[str, str]:
+    """The environment of a process whose sandbox keeps its state in ``folder``: that folder, and a block of
+    uids of its own (the next of this test process's blocks; ten of them, taken in turn)."""
+    slot = next(_private_folders) % PRIVATE_FOLDERS_PER_PROCESS
+    low = PRIVATE_UIDS_BASE + (process_index() * PRIVATE_FOLDERS_PER_PROCESS + slot) * PRIVATE_UIDS_PER_FOLDER
+    return {"KOZYR_SANDBOX_STATE_DIR": str(folder), "KOZYR_SANDBOX_UIDS": f"{low}-{low + PRIVATE_UIDS_PER_FOLDER - 1}"}
