@@ -3,6 +3,8 @@
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.cards import (
     BURRACO_DECK,
@@ -12,6 +14,7 @@ from arena.cards import (
     DECK_36,
     CardError,
     SeededRandom,
+    _shuffled_one_by_one,
     check_seed,
     derive_seed,
     parse_card,
@@ -100,3 +103,52 @@ def test_a_huge_bad_card_gives_a_short_error():
     with pytest.raises(CardError) as caught:
         parse_card("Z" * 200_000)
     assert len(str(caught.value)) < 200 and "200000 characters" in str(caught.value)
+
+
+# -- the fast shuffle is the specified one -----------------------------------------------------------------
+MASK = (1 << 64) - 1
+GAMMA = 0x9E3779B97F4A7C15
+
+
+def _unshift(value: int, shift: int) -> int:
+    """The inverse of ``value ^ (value >> shift)`` on 64 bits."""
+    result, step = value, shift
+    while step < 64:
+        result ^= value >> step
+        step += shift
+    return result & MASK
+
+
+def seed_whose_first_draw_is(wanted: int) -> int:
+    """SplitMix64's output function is a bijection: the seed whose first draw is ``wanted``."""
+    z = _unshift(wanted, 31)
+    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & MASK
+    z = _unshift(z, 27)
+    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & MASK
+    state = _unshift(z, 30)
+    return (state - GAMMA) & MASK
+
+
+@given(seed=st.integers(0, MASK), size=st.sampled_from([2, 3, 5, 24, 32, 36, 52, 54, 108]))
+@settings(max_examples=300, deadline=None)
+def test_the_all_at_once_shuffle_deals_as_the_one_draw_at_a_time_specification(seed, size):
+    cards = [f"c{i}" for i in range(size)]
+    assert shuffled(cards, seed) == _shuffled_one_by_one(cards, seed)
+
+
+def test_a_rejected_draw_is_drawn_again_as_the_specification_says():
+    # Three cards: the first draw is below 3, and of 2**64 draws only the last (2**64 - 1) is rejected, as it
+    # would make 0 one draw likelier than 1 and 2. The seed that draws it first:
+    seed = seed_whose_first_draw_is(MASK)
+    assert SeededRandom(seed).next_u64() == MASK
+    cards = ["a", "b", "c"]
+    dealt = shuffled(cards, seed)
+    assert dealt == _shuffled_one_by_one(cards, seed)
+    draws = SeededRandom(seed)
+    draws.next_u64()  # the rejected draw
+    expected = list(cards)
+    last = draws.next_u64() % 3  # drawn again: where the last card goes
+    expected[2], expected[last] = expected[last], expected[2]
+    middle = draws.next_u64() % 2
+    expected[1], expected[middle] = expected[middle], expected[1]
+    assert dealt == expected

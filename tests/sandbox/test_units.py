@@ -283,6 +283,69 @@ def test_a_uid_is_swept_only_when_a_previous_holder_may_have_left_something(tmp_
         state.state_dir.cache_clear()
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="running a process as another uid needs a root worker")
+def test_what_a_crashed_holder_left_running_as_its_uid_is_killed_before_the_uid_is_used_again(tmp_path, monkeypatch):
+    import subprocess
+
+    from sandbox import state, uids
+
+    monkeypatch.setenv("KOZYR_SANDBOX_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("KOZYR_SANDBOX_UIDS", "61001-61001")
+    state.state_dir.cache_clear()
+    try:
+        uids.lease_uid().release(clean=False)  # the holder died mid-run: its lock says the uid is in use
+        # What its bot left: a process of that uid in a session of its own, no child of anything of ours.
+        left = subprocess.Popen(["/bin/sleep", "600"], user=61001, group=61001, extra_groups=[], cwd="/",
+                                start_new_session=True)  # fmt: skip
+        try:
+            assert uids.processes_of(61001) == [left.pid]
+            lease = uids.lease_uid()
+            assert lease.uid == 61001 and uids.processes_of(61001) == []
+            assert left.wait(timeout=10) == -signal.SIGKILL
+            lease.release()
+        finally:
+            left.kill()
+            left.wait()
+    finally:
+        state.state_dir.cache_clear()
+
+
+def test_a_held_uid_is_passed_over_and_a_full_range_says_so(tmp_path, monkeypatch):
+    from sandbox import state, uids
+    from sandbox.errors import SandboxError
+
+    monkeypatch.setenv("KOZYR_SANDBOX_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("KOZYR_SANDBOX_UIDS", "61002-61003")
+    state.state_dir.cache_clear()
+    try:
+        first, second = uids.lease_uid(), uids.lease_uid()
+        assert {first.uid, second.uid} == {61002, 61003}
+        with pytest.raises(SandboxError, match=r"all 2 sandbox uids \(61002-61003\) are in use"):
+            uids.lease_uid()
+        second.release()
+        third = uids.lease_uid()
+        assert third.uid == second.uid
+        first.release()
+        third.release()
+    finally:
+        state.state_dir.cache_clear()
+
+
+@pytest.mark.parametrize(("setting", "why"), [
+    ("60000", "must look like 60000-60999"),
+    ("a-b", "must look like 60000-60999"),
+    ("0-999", "must be an increasing range of unprivileged uids"),
+    ("61000-60000", "must be an increasing range of unprivileged uids"),
+])  # fmt: skip
+def test_a_malformed_uid_range_is_refused_naming_the_setting(monkeypatch, setting, why):
+    from sandbox import uids
+    from sandbox.errors import SandboxError
+
+    monkeypatch.setenv("KOZYR_SANDBOX_UIDS", setting)
+    with pytest.raises(SandboxError, match=f"KOZYR_SANDBOX_UIDS {why}, got '{setting}'"):
+        uids.uid_range()
+
+
 # -- the shared watchdog ------------------------------------------------------------------------------
 def test_one_watchdog_thread_watches_every_bot_and_survives_a_failing_check(capsys):
     import threading

@@ -7,9 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from kombu import Connection
@@ -20,43 +18,10 @@ from notifications.emit import record
 from notifications.models import Attempt, Delivery, Event, Preferences
 from tests.platform.faults.test_busy_recovery import site_env
 from tests.support.polling import wait_until
+from tests.support.webhook_endpoint import Endpoint
 from tests.support.workers import REDIS_URL, Worker, _sender, flush_broker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-class Endpoint:
-    """A local webhook receiver: answers each request with the next of ``answers`` (an HTTP status, or "hang" to
-    say nothing for ``hang`` seconds), and keeps what it received."""
-
-    def __init__(self, answers: list, hang: float = 30):
-        self.answers, self.hang, self.received = list(answers), hang, []
-        self.stop_hanging = threading.Event()
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                endpoint.received.append({"at": time.monotonic(), "headers": dict(self.headers), "body": body})
-                answer = endpoint.answers.pop(0) if endpoint.answers else 204
-                if answer == "hang":
-                    endpoint.stop_hanging.wait(endpoint.hang)
-                    return
-                self.send_response(answer)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.stop_hanging.set()
-        self.server.shutdown()
 
 
 def publish(delivery_id: int, countdown=None) -> None:
