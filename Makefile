@@ -94,8 +94,9 @@ test: $(STAMP) $(ENGINES) system-deps browser-deps
 	[ $$parallel -eq 0 ] && [ $$serial -eq 0 ] && [ $$linted -eq 0 ]
 
 # The core in under two minutes: everything that needs no worker or web process, browser, container or
-# compiler, and none of the slow tests (CONTRIBUTING.md, "Running the tests").
-FAST := not (site or workers or browser or containers or compiles or slow)
+# compiler, none of the slow tests, and none of those that measure the machine's time (they run alone in make
+# test; beside other tests they would measure the neighbours) (CONTRIBUTING.md, "Running the tests").
+FAST := not (site or workers or browser or containers or compiles or slow or serial)
 test-fast: $(STAMP) $(ENGINES)
 	tests/start-services.sh
 	KOZYR_ENGINES=python $(BIN)/python -m pytest -m "$(FAST)" $(PYTEST_PARALLEL) -q

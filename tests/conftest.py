@@ -15,6 +15,8 @@ from pathlib import PurePath
 import pytest
 from hypothesis import settings
 
+from tests.support import marks
+
 settings.register_profile("reproducible", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
@@ -58,6 +60,15 @@ def resource_marks(path: PurePath, fixtures: set[str], name: str) -> set[str]:
     if path.name in HEAVY:
         marks.add("slow")
     return marks
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    marks.running(item)  # tests/support's harnesses check the marks of the test that starts them
+    try:
+        return (yield)
+    finally:
+        marks.running(None)
 
 
 def pytest_collection_modifyitems(items):

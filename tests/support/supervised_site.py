@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 
+from tests.support import marks
 from tests.support.resources import free_port
 
 __all__ = ["REPO", "Site", "embedded_env", "free_port", "shell", "status"]
@@ -54,6 +55,7 @@ class Site:
     """`make run`'s process manager with its own folder and port."""
 
     def __init__(self, var: Path, port: int, **extra: str):
+        marks.require("workers", "the whole site")
         self.env = {**embedded_env(var, port), **extra}
         self.url = f"http://127.0.0.1:{port}"
         self.log_path = var / "supervisord.out"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import redis
 
+from tests.support import marks
 from tests.support.polling import wait_until
 from tests.support.resources import database_url, free_port, redis_url
 
@@ -39,6 +40,7 @@ class WebServer:
     ``options`` gunicorn options after supervisord's (the later of two wins)."""
 
     def __init__(self, tmp_path: Path, *options: str, **env: str):
+        marks.require("workers", "a web server")
         self.var = tmp_path / "var"
         (self.var / "log").mkdir(parents=True, exist_ok=True)
         self.port = free_port()

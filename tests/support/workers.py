@@ -18,6 +18,7 @@ from celery import Celery
 from kombu import Connection
 
 from config.celery_settings import QUEUE_ORDER
+from tests.support import marks
 from tests.support.resources import redis_url
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,6 +49,7 @@ class Worker:
 
     def __init__(self, name: str, env: dict[str, str], log: Path, *, queues: str = QUEUES, pool: str = "prefork",
                  concurrency: int = 1):
+        marks.require("workers", "a worker")
         self.name, self.log_path = name, log
         self.log = open(log, "wb")  # noqa: SIM115  (the worker writes to it until stop())
         command = [str(REPO / ".venv" / "bin" / "celery"), "-A", "config", "worker", "--queues", queues,

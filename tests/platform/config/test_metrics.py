@@ -183,6 +183,7 @@ def get(url: str) -> str:
         return answer.read().decode()
 
 
+@pytest.mark.workers  # two gunicorn processes of the site
 def test_gunicorn_workers_share_their_request_counts(db, tmp_path):
     """Two gunicorn processes serve 40 requests between them; every scrape, whichever process answers it,
     counts all 40."""
@@ -221,6 +222,7 @@ def test_gunicorn_workers_share_their_request_counts(db, tmp_path):
         server.wait(timeout=30)
 
 
+@pytest.mark.workers
 @pytest.mark.django_db(transaction=True)
 def test_each_live_worker_says_how_many_matches_it_plays_at_once(client, settings, tmp_path):
     """The bots worker's threads (its host's admission) and a prefork worker's processes, as the workers

@@ -15,7 +15,9 @@ from matches import actions
 from matches.models import Match
 from tests.platform.conftest import python_bot
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test holds about 50 connections at once, half of a default PostgreSQL's 100: in one xdist process, so that
+# two never run together and starve each other (or the other processes' tests) of connections.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("postgres-connections")]
 UPLOADS = 40
 RECORDERS = 8  # threads recording the validation results, UPLOADS / RECORDERS each (connections are finite)
 
