@@ -22,7 +22,7 @@ def person(house_bots, make_user, monkeypatch, settings):
     from matches import actions
 
     monkeypatch.setattr(actions, "publish", lambda match_id, queue, retry=False: None)  # the test plays them
-    # each test answers a request or two, then lets the person's clock end the match
+    # each test answers a request or two, then resigns (or, in the last, lets the person's clock end the match)
     settings.PERSON_MOVE_SECONDS, settings.PERSON_BANK_SECONDS = 5, 0
     client = Client()
     client.force_login(make_user("ann"))
@@ -61,6 +61,7 @@ def test_a_reopened_page_is_told_it_said_ready_and_answered_its_request(person):
                                                       "action": action}).status_code == 200
     assert request["id"] in client.get(f"/play/{match_id}/lines/?after={read}&open={request['id']}").json()["answered"]
     assert client.get(f"/play/{match_id}/lines/?open=x").status_code == 400
+    client.post(f"/play/{match_id}/resign/")  # the match ends at the seat's next turn, not at its clock's end
     played["thread"].join(timeout=60)
     assert played["result"] == "finished"
 
@@ -87,6 +88,7 @@ def test_check_says_the_rule_that_refuses_a_play_and_passes_a_legal_one(person):
         assert answer.status_code == 400 and "1 to 32 actions" in answer.json()["error"]["message"], bad
     assert post(client, f"/play/{match_id}/answer/", {"type": "action", "id": request["id"],
                                                       "action": legal}).status_code == 200
+    client.post(f"/play/{match_id}/resign/")  # the match ends at the seat's next turn, not at its clock's end
     played["thread"].join(timeout=60)
     assert played["result"] == "finished"
 
