@@ -24,14 +24,16 @@ from pathlib import Path
 # One database each: the broker of real workers, the web server's broker and cache, the live relay, the
 # soak's broker and relay, and a spare for a test that needs a second broker.
 PURPOSES = ("broker", "web", "live", "soak", "soak-relay", "spare")
-DATABASES = 256  # tests/start-services.sh starts the server with this many: room for 42 test processes
+DATABASES = 256  # tests/start-services.sh starts the server with this many: room for 41 xdist processes and one more
 PORT = int(os.environ.get("KOZYR_TEST_REDIS_PORT", "6390"))
 
 
 def process_index() -> int:
-    """0 without xdist, else the number of this xdist worker (gw0, gw1, …)."""
+    """0 without xdist, else 1 + the number of this xdist worker (gw0 is 1, gw1 is 2, …): a process that runs
+    without xdist (a single test run by hand, a bench, anything started without PYTEST_XDIST_WORKER) never names
+    the resources of one that runs under it."""
     found = re.fullmatch(r"gw(\d+)", os.environ.get("PYTEST_XDIST_WORKER", ""))
-    return int(found.group(1)) if found else 0
+    return 1 + int(found.group(1)) if found else 0
 
 
 def redis_url(purpose: str) -> str:

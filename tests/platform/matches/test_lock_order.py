@@ -15,8 +15,8 @@ from matches import actions
 from matches.models import Match
 from tests.platform.conftest import python_bot
 
-# Each test holds about 50 connections at once, half of a default PostgreSQL's 100: in one xdist process, so that
-# two never run together and starve each other (or the other processes' tests) of connections.
+# The tests hold 48 and 30 connections at once, of a default PostgreSQL's 100: in one xdist process, so that
+# the two never run together and starve each other (or the other processes' tests) of connections.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("postgres-connections")]
 UPLOADS = 40
 RECORDERS = 8  # threads recording the validation results, UPLOADS / RECORDERS each (connections are finite)
@@ -117,12 +117,12 @@ def test_it_refits_a_preset_while_its_ranked_results_are_recorded(house_bots, ma
         actions.claim(match.pk, "warm-up")
         actions.finish(match.pk, "warm-up", clean_result(match), "", 0, {})
     refit_preset("bura")
-    rest = [match for s in sets for match in s[1:]][:30]
+    rest = [match for s in sets for match in s[1:]][:20]  # with 10 refits: 30 connections at once
     for match in rest:
         actions.claim(match.pk, f"w{match.pk}")
     jobs = [functools.partial(lambda m: actions.finish(m.pk, f"w{m.pk}", clean_result(m), "", 0, {}), match)
             for match in rest]
-    jobs += [functools.partial(refit_preset, "bura") for _ in range(20)]
+    jobs += [functools.partial(refit_preset, "bura") for _ in range(10)]
     errors = run_together(jobs)
     assert errors == []
     assert Match.objects.filter(pk__in=[m.pk for m in rest], status="finished").count() == len(rest)
