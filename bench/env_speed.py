@@ -38,6 +38,15 @@ turns of ``--slice`` wall seconds, ``--rounds`` rounds, and are timed by the wal
 workers are other processes); one process's share of the batch also runs alone in this process and is
 timed by CPU time, which shows what a core does whatever else runs on the machine.
 
+**--batched --learner maskable-ppo**: the same comparison with Stable-Baselines3-contrib's MaskablePPO as the
+learner, timing its own rollout collection (``collect_rollouts``: the policy's forward pass with the value and
+the masked distribution, the env step, the rollout buffer): one ``KozyrGymEnv`` in SB3's ``DummyVecEnv`` (what a
+user without the batch runs), the same ``DummyVecEnv`` over ``--num-envs`` of them (SB3's own batching: one
+policy call for every match, the matches stepped one after another) and ``arena.env.sb3.KozyrSB3VecEnv`` with
+``--num-envs`` matches. A rollout is
+2,048 learner steps on both sides (one match for 2,048 steps; the batch's matches for 2,048 / N each); the
+gradient updates that follow a rollout are left out: they cost the same per sample whatever the environment.
+
 **--split**: how much of a Kozyr step is the engine (the bare engine
 calls any environment needs per step: ``to_move``, ``observation``, ``legal_actions``, ``apply``).
 
@@ -58,6 +67,7 @@ import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -319,6 +329,76 @@ class BatchedLoop:
         return steps
 
 
+class RolloutLoop:
+    """MaskablePPO's ``collect_rollouts`` over a vector environment, one rollout of 2,048 learner steps at a time."""
+
+    STEPS = 2048
+
+    def __init__(self, env, seed: int):
+        from sb3_contrib import MaskablePPO
+
+        self.env = env
+        self.model = MaskablePPO("MlpPolicy", env, n_steps=self.STEPS // env.num_envs, seed=seed)
+        _, self.callback = self.model._setup_learn(10**12)
+
+    def run(self, seconds: float, clock=time.perf_counter) -> int:
+        model, steps = self.model, 0
+        deadline = clock() + seconds
+        while clock() < deadline:
+            model.collect_rollouts(self.env, self.callback, model.rollout_buffer, model.n_steps)
+            steps += model.n_steps * self.env.num_envs
+        return steps
+
+
+def rollouts(preset: str, opponent: str, num_envs: int, workers: int | None, slice_seconds: float,
+             rounds: int) -> None:
+    """``--learner maskable-ppo``: MaskablePPO's rollouts on one single environment against the batch."""
+    import torch
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from arena.env import KozyrGymEnv
+    from arena.env.sb3 import KozyrSB3VecEnv
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "training"))
+    from maskable_ppo import VectorOnly
+
+    warnings.simplefilter("ignore")
+    torch.set_num_threads(1)  # as Policy: small networks, and the batch's processes have a core each
+    batch = KozyrSB3VecEnv(preset, num_envs, opponent, workers=workers)
+    def single():
+        return VectorOnly(KozyrGymEnv(preset, opponent))
+
+    sides = {"DummyVecEnv, 1 match": RolloutLoop(DummyVecEnv([single]), 7),
+             # SB3's own way to batch: the policy runs on N rows at once, the matches one after another here
+             f"DummyVecEnv, {num_envs} matches": RolloutLoop(DummyVecEnv([single] * num_envs), 7),
+             f"KozyrSB3VecEnv, {num_envs} matches": RolloutLoop(batch, 7)}
+    steps, wall = _interleave(sides, slice_seconds, rounds)
+    for side in sides.values():
+        side.env.close()
+    base = steps["DummyVecEnv, 1 match"] / wall["DummyVecEnv, 1 match"]
+    print(f"{preset} against {opponent}, learner MaskablePPO (MlpPolicy, torch): learner steps per second of its "
+          f"rollouts, {rounds} interleaved turns of {slice_seconds:g} s; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores, the batch in {batch.batch.workers + 1} processes")
+    print(f"{'environment':<28} {'per wall s':>11} {'x single':>9}")
+    for name in sides:
+        per_wall = steps[name] / wall[name]
+        print(f"{name:<28} {per_wall:>11.0f} {per_wall / base:>8.2f}x", flush=True)
+
+
+def _interleave(sides: dict, slice_seconds: float, rounds: int) -> tuple[dict[str, int], dict[str, float]]:
+    """Each side's steps and wall seconds over ``rounds`` turns of ``slice_seconds`` each, after a warm-up."""
+    for side in sides.values():
+        side.run(0.2)
+    steps = dict.fromkeys(sides, 0)
+    wall = dict.fromkeys(sides, 0.0)
+    for _ in range(rounds):
+        for name, side in sides.items():
+            start = time.perf_counter()
+            steps[name] += side.run(slice_seconds)
+            wall[name] += time.perf_counter() - start
+    return steps, wall
+
+
 def batched(preset: str, opponent: str, num_envs: int, workers: int | None, slice_seconds: float, rounds: int,
             policy: str) -> None:
     warnings.simplefilter("ignore")
@@ -442,7 +522,12 @@ def main(argv: list[str] | None = None) -> None:
                              "core but this one's)")
     parser.add_argument("--policy", choices=("mlp", "none"), default="mlp",
                         help="--batched: the learner's policy between steps (default mlp; none: uniform legal)")
+    parser.add_argument("--learner", choices=("policy", "maskable-ppo"), default="policy",
+                        help="--batched: time --policy between steps (default), or MaskablePPO's own rollouts")
     args = parser.parse_args(argv)
+    if args.batched and args.learner == "maskable-ppo":
+        rollouts(args.preset, args.opponent, args.num_envs, args.batch_workers, args.slice, args.rounds)
+        return
     if args.batched:
         batched(args.preset, args.opponent, args.num_envs, args.batch_workers, args.slice, args.rounds,
                 args.policy)

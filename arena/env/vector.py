@@ -3,9 +3,16 @@
 ``KozyrVectorEnv(preset, num_envs, opponents)`` is a ``gymnasium.vector.VectorEnv``: ``reset`` and
 ``step`` take and give one row per match (observations ``{"observation": (N, size) float32,
 "action_mask": (N, actions) int8}``, rewards, terminations), ``action_masks()`` gives the (N, actions)
-boolean masks for MaskablePPO-style learners, and a finished match starts its next one on the following
-``step`` (Gymnasium's ``NEXT_STEP`` autoreset, as its own ``SyncVectorEnv`` and ``AsyncVectorEnv``:
-that step's action for it is ignored and it returns the first observation of the new match).
+boolean masks for MaskablePPO-style learners, and a finished match starts its next one by Gymnasium's
+autoreset modes, as its own ``SyncVectorEnv`` and ``AsyncVectorEnv`` do:
+
+* ``autoreset_mode="NextStep"`` (the default): on the following ``step``; that step's action for it is
+  ignored and it returns the first observation of the new match.
+* ``autoreset_mode="SameStep"``: at once; the step that ends it returns the new match's first
+  observation, and the last observation of the one that ended is in ``infos["final_obs"][i]`` (with
+  ``infos["_final_obs"][i]`` True), as Stable-Baselines3's vector environments return it
+  (``arena.env.sb3`` adapts the batch to them). With ``infos=True`` the ended match's info is in
+  ``infos["final_info"]``.
 
 The matches are exactly those of ``SyncVectorEnv`` over the same ``KozyrGymEnv``s: match ``i`` is
 seeded ``seed + i`` by ``reset(seed=...)``, draws the seeds of its later matches from its own
@@ -46,7 +53,10 @@ class _Rows:
 
     def __init__(self, num_envs: int, size: int, actions: int, shared: bool, names: dict[str, str] | None = None):
         shapes = {"observation": ((num_envs, size), np.float32), "action_mask": ((num_envs, actions), np.int8),
-                  "reward": ((num_envs,), np.float64), "terminated": ((num_envs,), np.bool_)}
+                  "reward": ((num_envs,), np.float64), "terminated": ((num_envs,), np.bool_),
+                  # SameStep: the last position of a match that ended in this step, before the next one began
+                  "final_observation": ((num_envs, size), np.float32),
+                  "final_action_mask": ((num_envs, actions), np.int8)}
         self.blocks: dict[str, shared_memory.SharedMemory] = {}
         self.arrays: dict[str, np.ndarray] = {}
         for key, (shape, dtype) in shapes.items():
@@ -76,20 +86,22 @@ class _Rows:
 class _Matches:
     """Matches ``first .. first + len(envs) - 1`` of the batch, stepped in order, writing their rows."""
 
-    def __init__(self, envs: list[KozyrGymEnv], first: int, rows: _Rows, infos: bool):
+    def __init__(self, envs: list[KozyrGymEnv], first: int, rows: _Rows, infos: bool, same_step: bool = False):
         for env in envs[1:]:  # stepped one after another here: one set of encoder tables stays in cache
             env.aec.share_tables(envs[0].aec)
         self.envs = envs
         self.first = first
         self.rows = rows
         self.infos = infos
+        self.same_step = same_step
         self.needs_reset = [False] * len(envs)
 
-    def _write(self, k: int, env: KozyrGymEnv) -> None:
+    def _write(self, k: int, env: KozyrGymEnv, final: bool = False) -> None:
         observation = env._observe()
         row = self.first + k
-        self.rows.arrays["observation"][row] = observation["observation"]
-        self.rows.arrays["action_mask"][row] = observation["action_mask"]
+        prefix = "final_" if final else ""
+        self.rows.arrays[prefix + "observation"][row] = observation["observation"]
+        self.rows.arrays[prefix + "action_mask"][row] = observation["action_mask"]
 
     def reset(self, seeds: Sequence[int | None], options: dict[str, Any] | None) -> list[dict[str, Any]]:
         infos = []
@@ -110,17 +122,33 @@ class _Matches:
         for k, env in enumerate(self.envs):
             row = self.first + k
             illegal = None
+            final_info = None
             if self.needs_reset[k]:
                 env._start(None, None)
                 reward[row], terminated[row] = 0.0, False
                 self.needs_reset[k] = False
             else:
                 reward[row], terminated[row], illegal = env._play(actions[k])
-                self.needs_reset[k] = bool(terminated[row])
+                if not terminated[row]:
+                    pass
+                elif self.same_step:
+                    self._write(k, env, final=True)
+                    if self.infos:
+                        final_info = env._info()
+                        if illegal is not None:
+                            final_info["illegal_action"] = illegal
+                    env._start(None, None)
+                    illegal = None
+                else:
+                    self.needs_reset[k] = True
             self._write(k, env)
             if self.infos:
                 info = env._info()
-                infos.append(info if illegal is None else {**info, "illegal_action": illegal})
+                if illegal is not None:
+                    info["illegal_action"] = illegal
+                if final_info is not None:  # as SyncVectorEnv gives it: the final info, then the new match's
+                    info = {"final_info": final_info, **info}
+                infos.append(info)
         return infos
 
     def action_masks(self) -> np.ndarray:
@@ -142,12 +170,12 @@ def _receive(pipe: Any, spin: float) -> Any:
 
 
 def _worker(pipe: Any, build: dict[str, Any], indices: list[int], names: dict[str, str], num_envs: int,
-            size: int, actions: int, infos: bool, spin: float = 0.0) -> None:
+            size: int, actions: int, infos: bool, spin: float = 0.0, same_step: bool = False) -> None:
     """A worker process: builds its matches, then answers the batch's commands until told to close."""
     rows = _Rows(num_envs, size, actions, True, names)
     matches = None
     try:
-        matches = _Matches([KozyrGymEnv(**build) for _ in indices], indices[0], rows, infos)
+        matches = _Matches([KozyrGymEnv(**build) for _ in indices], indices[0], rows, infos, same_step)
         pipe.send(("ok", None))
         while True:
             command, argument = _receive(pipe, spin)
@@ -185,9 +213,17 @@ class KozyrVectorEnv(VectorEnv):
     def __init__(self, preset: str = "bura", num_envs: int = 8,
                  opponents: str | Any | Sequence[str | Any] = "builtin:greedy", *, seat: int | str = "rotate",
                  rules: dict[str, Any] | None = None, workers: int | None = None, infos: bool = False,
-                 sandbox: str = "bwrap", context: str | None = None, spin: float | None = None):
+                 sandbox: str = "bwrap", context: str | None = None, spin: float | None = None,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        modes = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+        if autoreset_mode not in modes and autoreset_mode not in [m.value for m in modes]:
+            raise ValueError(f"autoreset_mode is one of {', '.join(m.value for m in modes)} (gymnasium.vector."
+                             f"AutoresetMode's NEXT_STEP or SAME_STEP), not {autoreset_mode!r}")
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         cores = os.cpu_count() or 1
         if workers is None:
             workers = min(num_envs, cores) - 1  # with this process, one per core
@@ -213,12 +249,13 @@ class KozyrVectorEnv(VectorEnv):
         self.closed = False
         size, actions = probe.aec.encoder.size, probe.aec.encoder.actions
         self._rows = _Rows(num_envs, size, actions, shared=workers > 0)
-        self._local = _Matches([], 0, self._rows, infos)  # this process's share
+        self._local = _Matches([], 0, self._rows, infos, same_step)  # this process's share
         self._pipes: list[Any] = []
         self._processes: list[Any] = []
         self._slices: list[slice] = []
         if workers == 0:
-            self._local = _Matches([probe] + [KozyrGymEnv(**build) for _ in range(num_envs - 1)], 0, self._rows, infos)
+            self._local = _Matches([probe] + [KozyrGymEnv(**build) for _ in range(num_envs - 1)], 0, self._rows, infos,
+                                   same_step)
             return
         objects = any(not isinstance(o, str)
                       for o in (opponents if isinstance(opponents, list | tuple) else [opponents]))
@@ -234,7 +271,7 @@ class KozyrVectorEnv(VectorEnv):
             bounds = np.concatenate(([0], np.linspace(0, num_envs, workers + 1).astype(int)))
         own = int(bounds[1])
         self._local = _Matches(([probe] + [KozyrGymEnv(**build) for _ in range(own - 1)]) if own else [], 0,
-                               self._rows, infos)
+                               self._rows, infos, same_step)
         if not own:
             probe.close()
         try:
@@ -243,7 +280,7 @@ class KozyrVectorEnv(VectorEnv):
                 mine, theirs = ctx.Pipe()
                 process = ctx.Process(target=_worker, daemon=True, name=f"kozyr-vector-{w}",
                                       args=(theirs, build, indices, self._rows.names(), num_envs, size, actions,
-                                            infos, spin))
+                                            infos, spin, same_step))
                 process.start()
                 theirs.close()
                 self._pipes.append(mine)
@@ -318,8 +355,21 @@ class KozyrVectorEnv(VectorEnv):
         per_env = self._own(self._local.step, chosen)
         per_env += [info for answer in self._gather() for info in answer]
         arrays = self._rows.arrays
-        return (self._observations(), arrays["reward"].copy(), arrays["terminated"].copy(),
-                np.zeros(self.num_envs, dtype=np.bool_), self._batched_infos(per_env) if self.infos else {})
+        terminated = arrays["terminated"].copy()
+        infos = self._batched_infos(per_env) if self.infos else {}
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
+            infos = self._final_observations(infos, terminated)
+        return (self._observations(), arrays["reward"].copy(), terminated, np.zeros(self.num_envs, dtype=np.bool_),
+                infos)
+
+    def _final_observations(self, infos: dict[str, Any], ended: np.ndarray) -> dict[str, Any]:
+        """SameStep: each ended match's last observation, in ``infos["final_obs"]`` as SyncVectorEnv puts it."""
+        arrays = self._rows.arrays
+        final = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(ended):
+            final[i] = {"observation": arrays["final_observation"][i].copy(),
+                        "action_mask": arrays["final_action_mask"][i].copy()}
+        return {**infos, "final_obs": final, "_final_obs": ended.copy()}
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, actions) booleans: each match's legal indices now (all False for a finished one)."""

@@ -168,3 +168,60 @@ def test_only_environments_of_the_same_rules_share_encoder_tables():
         kozel.share_tables(bura)
     with pytest.raises(ValueError, match="same rules"):
         raw_env("bura", rules={"match": "deals:1"}).share_tables(bura)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_same_step_autoreset_plays_what_sync_vector_env_plays_in_that_mode(workers):
+    n = 4
+    batch = KozyrVectorEnv("bura", n, "builtin:greedy", rules=RULES["bura"], workers=workers, infos=True,
+                           autoreset_mode="SameStep")
+    sync = gymnasium.vector.SyncVectorEnv(
+        [lambda: KozyrGymEnv("bura", "builtin:greedy", rules=RULES["bura"])] * n,
+        autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
+    assert batch.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    try:
+        observations, _ = batch.reset(seed=4)
+        expected, _ = sync.reset(seed=4)
+        rng = np.random.default_rng(9)
+        ends = 0
+        for _ in range(80):
+            assert np.array_equal(observations["observation"], expected["observation"])
+            # SameStep: every row is a live position, so every mask has a legal action
+            assert expected["action_mask"].any(axis=1).all() and np.array_equal(
+                batch.action_masks(), expected["action_mask"].astype(bool))
+            actions = _actions(rng, expected["action_mask"])
+            observations, rewards, terminated, _, infos = batch.step(actions)
+            expected, expected_rewards, expected_terminated, _, expected_infos = sync.step(actions)
+            assert np.array_equal(rewards, expected_rewards) and np.array_equal(terminated, expected_terminated)
+            assert ("final_obs" in infos) == ("final_obs" in expected_infos) == bool(terminated.any())
+            if terminated.any():
+                assert np.array_equal(infos["_final_obs"], expected_infos["_final_obs"])
+                assert np.array_equal(infos["_final_info"], expected_infos["_final_info"])
+                for i in np.flatnonzero(terminated):
+                    for key in ("observation", "action_mask"):
+                        assert np.array_equal(infos["final_obs"][i][key], expected_infos["final_obs"][i][key])
+                    assert not infos["final_obs"][i]["action_mask"].any()  # the match was over
+                    assert infos["final_info"]["outcome"][i] == expected_infos["final_info"]["outcome"][i]
+                ends += int(terminated.sum())
+        assert ends >= n
+    finally:
+        batch.close()
+        sync.close()
+
+
+def test_same_step_gives_final_observations_without_infos_and_refuses_other_modes():
+    batch = KozyrVectorEnv("bura", 3, "builtin:random", rules=RULES["bura"], workers=1, autoreset_mode="SameStep")
+    try:
+        observations, _ = batch.reset(seed=1)
+        rng = np.random.default_rng(2)
+        for _ in range(60):
+            observations, _, terminated, _, infos = batch.step(_actions(rng, observations["action_mask"]))
+            assert observations["action_mask"].any(axis=1).all()
+            assert sorted(infos) == (["_final_obs", "final_obs"] if terminated.any() else [])
+            if terminated.any():
+                assert list(np.flatnonzero(infos["_final_obs"])) == list(np.flatnonzero(terminated))
+                assert [infos["final_obs"][i] is None for i in range(3)] == list(~terminated)
+    finally:
+        batch.close()
+    with pytest.raises(ValueError, match="autoreset_mode is one of NextStep, SameStep"):
+        KozyrVectorEnv("bura", 2, workers=0, autoreset_mode="Disabled")
