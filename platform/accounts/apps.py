@@ -6,9 +6,6 @@ class AccountsConfig(AppConfig):
     name = "accounts"
     verbose_name = "Accounts"
 
-    def ready(self) -> None:
-        from accounts import schema  # noqa: F401  (registers the token scheme with drf-spectacular)
-
 
 class KozyrAdminConfig(admin_apps.AdminConfig):
     """django.contrib.admin, whose site checks passwords under the log-in limits (accounts/admin_site.py);

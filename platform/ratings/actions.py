@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import Case, Max, Value, When
@@ -24,9 +25,10 @@ from config.celery import app
 from config.enqueue import enqueue
 from matches.models import Match, Seat
 from ratings import live
-from ratings.fit import fit
 from ratings.models import Rating, RatingSnapshot, Refit, RefitRequest
-from ratings.outcomes import Outcomes
+
+if TYPE_CHECKING:  # imported where a fit runs: scipy costs every process that loads the site 0.2 s
+    from ratings.outcomes import Outcomes
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +182,7 @@ def ranked_outcomes(preset: str) -> tuple[Outcomes, int, int]:
     """Every finished ranked match of the preset as pairwise outcomes (built straight from the seat rows,
     keyed by match id so none counts twice), the number of matches and the highest match id."""
     from arena.games.seating import layout
+    from ratings.outcomes import Outcomes
 
     _, teams = layout(preset, {})
     team_of_seat = {seat: k for k, team in enumerate(teams) for seat in team}
@@ -214,6 +217,8 @@ def refit_preset(preset: str) -> Refit:
 
 
 def _refit(preset: str, requested: datetime | None) -> Refit:
+    from ratings.fit import fit
+
     started = time.perf_counter()
     outcomes, matches, last_match = ranked_outcomes(preset)
     previous = {version_id: official for version_id, official in Rating.objects.filter(

@@ -21,6 +21,7 @@ A people's refit is recorded as a ``Refit`` of the preset named ``people:<preset
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import Exists, Max, OuterRef, Q
@@ -30,9 +31,10 @@ from arena.games.seating import layout, side_scores
 from bots.models import Bot
 from matches.models import Match, Seat
 from ratings import live
-from ratings.fit import fit
 from ratings.models import Rating, Refit
-from ratings.outcomes import Outcomes
+
+if TYPE_CHECKING:  # imported where a fit runs: scipy costs every process that loads the site 0.2 s
+    from ratings.outcomes import Outcomes
 
 PEOPLE = "people:"
 UNRATED_BOARD = -1e12
@@ -110,6 +112,8 @@ def _locked_people_rows(preset: str, versions: list[int], bot_of: dict[int, int]
 def rated_outcomes(preset: str) -> tuple[Outcomes, int, int]:
     """Every finished ranked match of the preset and every finished casual one but a person's against their
     own bot, as the fit reads them."""
+    from ratings.outcomes import Outcomes
+
     _, teams = layout(preset, {})
     team_of_seat = {seat: k for k, team in enumerate(teams) for seat in team}
     casual = Match.objects.filter(kind=Match.Kind.CASUAL, preset=preset, status=Match.Status.FINISHED)
@@ -138,6 +142,8 @@ def rated_outcomes(preset: str) -> tuple[Outcomes, int, int]:
 def refit_people(preset: str) -> Refit:
     """The people's official ratings on the preset (bots and people fitted together; the people's kept)."""
     started = time.perf_counter()
+    from ratings.fit import fit
+
     outcomes, matches, last_match = rated_outcomes(preset)
     previous = dict(Rating.objects.filter(preset=preset, official__isnull=False).values_list("version_id", "official"))
     fitted = fit(outcomes, previous)
