@@ -213,27 +213,46 @@ def ensure_house_bots() -> list[Bot]:
     """Register every built-in bot of every game as a ready house bot (idempotent). The search bots are on the
     ladder as ``settings.HOUSE_SEARCH_BOTS`` says, each time this runs (``manage.py house_bots``, start-up)."""
     owner = system_user()
-    made = []
-    for game in GAME_MODULES:
-        for builtin in bots_for(game):
-            name = house_bot_name(game, builtin)
-            with transaction.atomic():
-                bot, _ = Bot.objects.get_or_create(
-                    name=name, defaults={"owner": owner, "game": game,
-                                         "description": f"Kozyr's built-in {builtin} bot for {game}."})
-                if is_search_bot(builtin) and bot.active != settings.HOUSE_SEARCH_BOTS:
-                    do_update_bot(bot, active=settings.HOUSE_SEARCH_BOTS)
-                version = bot.versions.filter(builtin=builtin).first()
-                if version is None:
-                    version = BotVersion.objects.create(bot=bot, number=1, builtin=builtin, entry=[],
-                                                        runtime="builtin", status=BotVersion.Status.READY,
-                                                        validated_at=timezone.now())
-                if bot.current_version_id != version.pk:
-                    bot.current_version = version
-                    bot.save(update_fields=["current_version"])
-                    current_version_changed.send(sender=Bot, bot_id=bot.pk, version_id=version.pk)
-            made.append(bot)
-    return made
+    wanted = [(game, builtin, house_bot_name(game, builtin)) for game in GAME_MODULES for builtin in bots_for(game)]
+    names = [name for _, _, name in wanted]
+    # A few queries whatever the number of bots (every start-up and every test of the site runs this): what is
+    # missing is inserted in bulk, and an insert that a concurrent run made first is skipped (ON CONFLICT DO
+    # NOTHING), so two processes starting at once both end with the same rows.
+    with transaction.atomic():
+        bots = {bot.name: bot for bot in Bot.objects.filter(name__in=names)}
+        missing = [Bot(name=name, owner=owner, game=game, description=f"Kozyr's built-in {builtin} bot for {game}.")
+                   for game, builtin, name in wanted if name not in bots]
+        if missing:
+            Bot.objects.bulk_create(missing, ignore_conflicts=True)
+            bots = {bot.name: bot for bot in Bot.objects.filter(name__in=names)}
+        versions = _house_versions(bots, wanted)
+        absent = [BotVersion(bot=bots[name], number=1, builtin=builtin, entry=[], runtime="builtin",
+                             status=BotVersion.Status.READY, validated_at=timezone.now())
+                  for _, builtin, name in wanted if (bots[name].pk, builtin) not in versions]
+        if absent:
+            BotVersion.objects.bulk_create(absent, ignore_conflicts=True)
+            versions = _house_versions(bots, wanted)
+        moved = []
+        for _, builtin, name in wanted:
+            bot, version = bots[name], versions[bots[name].pk, builtin]
+            if is_search_bot(builtin) and bot.active != settings.HOUSE_SEARCH_BOTS:
+                do_update_bot(bot, active=settings.HOUSE_SEARCH_BOTS)
+            if bot.current_version_id != version.pk:
+                bot.current_version = version
+                moved.append(bot)
+        Bot.objects.bulk_update(moved, ["current_version"])
+        for bot in moved:
+            current_version_changed.send(sender=Bot, bot_id=bot.pk, version_id=bot.current_version_id)
+    return [bots[name] for name in names]
+
+
+def _house_versions(bots: dict[str, Bot], wanted: list[tuple[str, str, str]]) -> dict[tuple[int, str], BotVersion]:
+    """(bot id, builtin) -> the house bot's version that runs that builtin (its newest, as ``first()`` orders)."""
+    found: dict[tuple[int, str], BotVersion] = {}
+    rows = BotVersion.objects.filter(bot__in=list(bots.values()), builtin__in={builtin for _, builtin, _ in wanted})
+    for version in rows.order_by("bot", "-number"):
+        found.setdefault((version.bot_id, version.builtin), version)
+    return found
 
 
 def house_version(game: str, builtin: str) -> BotVersion:
