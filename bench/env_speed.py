@@ -201,15 +201,7 @@ def interleaved(preset: str, rival: str | None, slice_seconds: float, rounds: in
     sides = {kind: LOOPS[kind](preset, 7, mask) for kind in ("env()", "raw_env()", "parallel_env()")}
     if rival is not None:
         sides["rlcard"] = RLCardLoop(rival, 7)
-    for side in sides.values():  # warm up: imports, first-call costs, the engines' caches
-        side.run(0.05)
-    steps = dict.fromkeys(sides, 0)
-    spent = dict.fromkeys(sides, 0.0)
-    for _ in range(rounds):
-        for kind, side in sides.items():
-            start = time.process_time()
-            steps[kind] += side.run(slice_seconds)
-            spent[kind] += time.process_time() - start
+    steps, _, spent = _interleave(sides, slice_seconds, rounds, warm_up=0.05)
     return {kind: steps[kind] / spent[kind] for kind in sides}
 
 
@@ -372,7 +364,7 @@ def rollouts(preset: str, opponent: str, num_envs: int, workers: int | None, sli
              # SB3's own way to batch: the policy runs on N rows at once, the matches one after another here
              f"DummyVecEnv, {num_envs} matches": RolloutLoop(DummyVecEnv([single] * num_envs), 7),
              f"KozyrSB3VecEnv, {num_envs} matches": RolloutLoop(batch, 7)}
-    steps, wall = _interleave(sides, slice_seconds, rounds)
+    steps, wall, _ = _interleave(sides, slice_seconds, rounds)
     for side in sides.values():
         side.env.close()
     base = steps["DummyVecEnv, 1 match"] / wall["DummyVecEnv, 1 match"]
@@ -385,18 +377,22 @@ def rollouts(preset: str, opponent: str, num_envs: int, workers: int | None, sli
         print(f"{name:<28} {per_wall:>11.0f} {per_wall / base:>8.2f}x", flush=True)
 
 
-def _interleave(sides: dict, slice_seconds: float, rounds: int) -> tuple[dict[str, int], dict[str, float]]:
-    """Each side's steps and wall seconds over ``rounds`` turns of ``slice_seconds`` each, after a warm-up."""
+def _interleave(sides: dict, slice_seconds: float, rounds: int, warm_up: float = 0.2
+                ) -> tuple[dict[str, int], dict[str, float], dict[str, float]]:
+    """Each side's steps, wall seconds and this process's CPU seconds over ``rounds`` turns of ``slice_seconds``
+    each, after a warm-up turn (imports, first-call costs, the engines' caches)."""
     for side in sides.values():
-        side.run(0.2)
+        side.run(warm_up)
     steps = dict.fromkeys(sides, 0)
     wall = dict.fromkeys(sides, 0.0)
+    cpu = dict.fromkeys(sides, 0.0)
     for _ in range(rounds):
         for name, side in sides.items():
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             steps[name] += side.run(slice_seconds)
             wall[name] += time.perf_counter() - start
-    return steps, wall
+            cpu[name] += time.process_time() - start_cpu
+    return steps, wall, cpu
 
 
 def batched(preset: str, opponent: str, num_envs: int, workers: int | None, slice_seconds: float, rounds: int,
@@ -409,17 +405,7 @@ def batched(preset: str, opponent: str, num_envs: int, workers: int | None, slic
              # One process's share of the batch, alone in this process: its CPU time is what one core does.
              f"batch {num_envs // processes} in-process": BatchedLoop(preset, opponent, 7, policy,
                                                                     num_envs // processes, 0)}
-    for side in sides.values():
-        side.run(0.2)
-    steps = dict.fromkeys(sides, 0)
-    wall = dict.fromkeys(sides, 0.0)
-    cpu = dict.fromkeys(sides, 0.0)
-    for _ in range(rounds):
-        for name, side in sides.items():
-            start, start_cpu = time.perf_counter(), time.process_time()
-            steps[name] += side.run(slice_seconds)
-            wall[name] += time.perf_counter() - start
-            cpu[name] += time.process_time() - start_cpu
+    steps, wall, cpu = _interleave(sides, slice_seconds, rounds)
     for side in sides.values():
         side.env.close()
     base = steps["KozyrGymEnv"] / wall["KozyrGymEnv"]
