@@ -129,9 +129,7 @@ class _Matches:
                 self.needs_reset[k] = False
             else:
                 reward[row], terminated[row], illegal = env._play(actions[k])
-                if not terminated[row]:
-                    pass
-                elif self.same_step:
+                if terminated[row] and self.same_step:  # the ended match's last rows, then its next match
                     self._write(k, env, final=True)
                     if self.infos:
                         final_info = env._info()
@@ -139,7 +137,7 @@ class _Matches:
                             final_info["illegal_action"] = illegal
                     env._start(None, None)
                     illegal = None
-                else:
+                elif terminated[row]:
                     self.needs_reset[k] = True
             self._write(k, env)
             if self.infos:
