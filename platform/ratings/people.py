@@ -141,9 +141,9 @@ def rated_outcomes(preset: str) -> tuple[Outcomes, int, int]:
 
 def refit_people(preset: str) -> Refit:
     """The people's official ratings on the preset (bots and people fitted together; the people's kept)."""
-    started = time.perf_counter()
     from ratings.fit import fit
 
+    started = time.perf_counter()
     outcomes, matches, last_match = rated_outcomes(preset)
     previous = dict(Rating.objects.filter(preset=preset, official__isnull=False).values_list("version_id", "official"))
     fitted = fit(outcomes, previous)
