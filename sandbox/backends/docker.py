@@ -41,7 +41,7 @@ from ..limits import Limits
 from ..proc_masks import PROC_MASKED_DIRS, PROC_MASKED_FILES
 from ..process import Confinement, Measures, SandboxProcess, decode_shell_status
 from ..state import state_dir
-from ..uids import UidLease, can_switch_uid, lease_uid
+from ..uids import UidLease, can_switch_uid, kill_all_processes_of, lease_uid, processes_of
 from . import container_reaper as reaper
 from . import container_seccomp
 from .container_engine import Engine, Runner, image, required_engine, site_id
@@ -303,11 +303,17 @@ class DockerConfinement(Confinement):
             pass
         self._runner(self._engine.command(*self._engine.remove_now(self.name)), capture_output=True, text=True,
                      check=False)  # fmt: skip
+        # A container removed while the runtime is still starting it can leave its `runc init` behind, already
+        # running as the bot's uid but in no container the engine lists any more. The uid is this run's alone:
+        # whatever runs as it is the bot's, and it dies here, before the uid can go to the next bot.
+        if self._lease is not None:
+            kill_all_processes_of(self._lease.uid)
 
     def survivors(self) -> list[int]:
         listing = self._runner(self._engine.command("ps", "--all", "--quiet", "--filter", f"name=^{self.name}$"),
                                capture_output=True, text=True, check=False)  # fmt: skip
-        return [1] if listing.stdout.strip() else []
+        left = processes_of(self._lease.uid) if self._lease is not None else []
+        return left or ([1] if listing.stdout.strip() else [])
 
     def _inspect(self) -> None:
         if self._state is not None:

@@ -280,6 +280,28 @@ def test_a_container_run_is_inspected_then_removed(tmp_path):
     proc.close()
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="leasing a sandbox uid and running a process as it needs root")
+def test_a_process_of_the_bots_uid_the_engine_no_longer_lists_dies_before_the_uid_is_given_back(tmp_path):
+    # A container removed while runc is still starting it can leave its `runc init` running as the bot's uid,
+    # in no container the engine lists. The engine here lists nothing at all; the leftover must still die,
+    # and the uid must not be handed back as clean while it runs.
+    runner = FakeRunner({"inspect": json.dumps({**STARTED, "ExitCode": 0})})
+    proc = docker_backend.start_docker(["python3", "bot.py"], tmp_path, Limits(), runner=runner,
+                                       popen=fake_run(0), engine=DOCKER)
+    uid = proc.sandbox_uid
+    assert uid is not None
+    leftover = subprocess.Popen(["sleep", "600"], user=uid, group=uid, extra_groups=[])
+    try:
+        report = proc.finish(grace_seconds=5)
+        assert leftover.wait(timeout=5) == -9  # SIGKILLed by finish(), not left to the next bot of this uid
+        assert not any("survived" in text for text in report.guarantees_weakened), report.guarantees_weakened
+        assert (state_dir() / "uids" / f"{uid}.lock").read_bytes() == b"clean"
+    finally:
+        leftover.kill()
+        leftover.wait()
+        proc.close()
+
+
 def test_the_container_backend_refuses_to_start_without_an_engine(tmp_path, monkeypatch):
     monkeypatch.setattr(container_engine, "find_engine", lambda: (None, "the podman CLI is not installed"))
     with pytest.raises(SandboxError, match=r"needs a container engine .*podman CLI is not installed"):
