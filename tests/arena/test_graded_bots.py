@@ -106,6 +106,7 @@ def test_a_probability_outside_zero_to_one_is_refused():
         GradedBot(base, 1.5, 0, rules, 1)
 
 
+@pytest.mark.no_cover  # traced, it would cost twice its time and cover nothing more (CONTRIBUTING.md)
 @pytest.mark.parametrize("preset", ["bura", "burkozel-pairs", "kozel", "burraco-2p"])
 def test_more_greedy_decisions_win_more(preset):
     # Seeded matches, so the figures are fixed; the margins are wide (measured 0.8-1.0 and 0.67-1.0).

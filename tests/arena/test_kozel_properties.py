@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -121,6 +122,7 @@ def check_everything(state: KozelState) -> None:
     check_no_leaks(state)
 
 
+@pytest.mark.no_cover  # traced, it would cost twice its time and cover nothing more (CONTRIBUTING.md)
 @given(rules=rules_strategy, seed=seeds, choice_seed=seeds)
 @property_settings
 def test_random_matches_conserve_cards_hide_hands_and_end(rules, seed, choice_seed):

@@ -136,6 +136,7 @@ def swapped(state, seat: int, rng: random.Random):
     return other
 
 
+@pytest.mark.no_cover  # traced, it would cost twice its time and cover nothing more (CONTRIBUTING.md)
 @pytest.mark.parametrize("preset", ["bura", "burkozel-pairs", "kozel", "kozel-3p", "burraco-2p"])
 def test_swapping_the_hidden_cards_does_not_change_the_decision(preset):
     game, rules = resolve(preset)
@@ -175,6 +176,7 @@ def test_a_decision_is_a_function_of_the_seed_and_a_budget_in_iterations():
         search(sampler, observation, legal, iterations=0, seed=7)
 
 
+@pytest.mark.no_cover  # traced, it would cost twice its time and cover nothing more (CONTRIBUTING.md)
 def test_the_search_claims_exactly_when_its_pile_holds_31():
     """At a claim whose pile it knows card by card, the search claims if and only if the pile holds 31."""
     answers = {"claim": 0, "pass": 0}
@@ -225,6 +227,7 @@ def test_the_most_visited_action_is_the_choice():
     assert best(found).visits == max(e.visits for e in found)
 
 
+@pytest.mark.no_cover  # traced, it would cost twice its time and cover nothing more (CONTRIBUTING.md)
 def test_arena_play_runs_a_search_level_under_the_referee(capsys, tmp_path):
     results = tmp_path / "results.json"
     code = main(["play", "bura", "builtin:search-1", "builtin:greedy", "--games", "1", "--duplicate", "--seed", "5",

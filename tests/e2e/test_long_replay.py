@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from browser_helpers import ARTIFACTS, screenshot, stored_replay
 
 TIMING_BREAKDOWN = """() => {
@@ -32,6 +33,7 @@ def forget_replays() -> None:
     shutil.rmtree(default_storage.path(frames_store.ROOT), ignore_errors=True)
 
 
+@pytest.mark.no_cover  # traced, it would cost twice its time and cover nothing more (CONTRIBUTING.md)
 def test_the_longest_burraco_replay_opens_and_reaches_its_end(live_server, page, play):
     # greedy against random to a higher target: more deals, the longest replays the house bots make
     matches = [play("burraco-2p", overrides={"target": 6000}) for _ in range(3)]
