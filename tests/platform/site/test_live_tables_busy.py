@@ -137,7 +137,10 @@ def test_people_at_tables_on_a_busy_site_with_a_worker_killed_under_one_of_them(
         assert doomed_match.attempts == 1 and doomed_match.result is None
         for spectator in spectators:
             spectator.join(timeout=30)
-            assert spectator.most > 0 and set(spectator.answers) == {200}, spectator.answers
+            assert set(spectator.answers) == {200}, spectator.answers
+        # The doomed match was followed until its worker died. The other may have ended, under load, before any of
+        # its moves was older than the spectators' delay: then its spectator rightly saw none (the wait above).
+        assert next(s for s in spectators if s.match_id == doomed_match.pk).most > 0
         # the aborted person sits down again and plays to the end while the ladder goes on
         replacement = Worker("w2", site_env(tmp_path, settings, "w2"), tmp_path / "w2.log")
         started.append(replacement)
